@@ -1,0 +1,1 @@
+"""Analyses of recorded runs (energy, recurrence, stability) and the figures drawn from them."""

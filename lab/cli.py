@@ -1,0 +1,190 @@
+"""The ``lab`` command line: run, check, urdf, list (and sweep, report).
+
+Bad input never gives a traceback: one line ``error: <where>: <what>``, exit 2.
+A diverged simulation exits 3 with its data kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from pathlib import Path
+
+from .errors import LabError
+
+EXIT_OK, EXIT_INPUT, EXIT_DIVERGED = 0, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse's own usage errors: one line, exit 2
+        raise LabError(self.prog, message)
+
+
+def _common(p: argparse.ArgumentParser, gui: bool = True) -> None:
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override any scenario field, e.g. --set friction.mu_n=0.5 (repeatable)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="output folder")
+    if gui:
+        p.add_argument("--gui", action="store_true", help="open the PyBullet window (real-time)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = _Parser(prog="lab", description="Virtual robot lab on PyBullet.")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("run", help="run one scenario and write results and plots")
+    p.add_argument("scenario", help="scenario name (see `lab list`) or path to a .toml")
+    _common(p)
+    p.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds (overrides sim.duration)")
+    p.add_argument("--video", default=None, metavar="FILE", help="record an .mp4 or .gif from the engine camera")
+    p.add_argument("--screenshot", default=None, metavar="PNG", help="with --gui: save the window at the end")
+    p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+
+    p = sub.add_parser("check", help="engine vs analytic cross-checks")
+    p.add_argument("names", nargs="*", help="checks to run (default: all)")
+    p.add_argument("--list", action="store_true", help="list the checks")
+    _common(p, gui=False)
+
+    p = sub.add_parser("urdf", help="write a robot's URDF")
+    p.add_argument("robot", help="robot type: snake, eel")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: stdout)")
+    p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
+
+    p = sub.add_parser("list", help="list scenarios, robots, controllers, force laws and checks")
+
+    for extra in _extra_commands():
+        extra(sub)
+    return ap
+
+
+def _extra_commands():
+    """Commands contributed by other modules (sweep, report) register here."""
+    out = []
+    try:
+        from .trials.sweep import add_cli as sweep_cli
+
+        out.append(sweep_cli)
+    except ImportError:
+        pass
+    try:
+        from .report import add_cli as report_cli
+
+        out.append(report_cli)
+    except ImportError:
+        pass
+    return out
+
+
+def cmd_run(args) -> int:
+    from . import scenario as scn
+    from .results import write_run
+    from .runner import run_scenario
+
+    overrides = list(args.overrides)
+    if args.duration is not None:
+        overrides.append(f"sim.duration={args.duration!r}")
+    sc = scn.load(args.scenario, overrides)
+    out = args.out or Path("runs") / f"{sc.name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    if args.video and Path(args.video).suffix.lower() not in (".mp4", ".gif"):
+        raise LabError("--video", f"must end in .mp4 or .gif, got {args.video}")
+    result = run_scenario(sc, gui=args.gui, progress=sys.stderr.isatty(), video=args.video,
+                          screenshot=args.screenshot)
+    write_run(out, result, plots=not args.no_plots)
+    print(summary(result, out))
+    return EXIT_DIVERGED if result.status == "diverged" else EXIT_OK
+
+
+def summary(result, out: Path) -> str:
+    m = result.metrics
+    keys = ["status", "sim_time_s", "wall_time_s", "realtime_factor", "energy.kinetic_mean_J", "energy.eta2_mean",
+            "energy.balance_residual_rel", "com.displacement_m", "com.speed_mean_mps", "head.path_length_m"]
+    width = max(len(k) for k in keys)
+    lines = [f"{result.scenario.name}: {m['status']}" + (f" ({result.error})" if result.error else "")]
+    for k in keys[1:]:
+        if k in m:
+            v = m[k]
+            lines.append(f"  {k:<{width}}  {v:.4g}" if isinstance(v, float) else f"  {k:<{width}}  {v}")
+    lines.append(f"  results in {out}/ (metrics.json, timeseries.csv, scenario.toml, *.png)")
+    return "\n".join(lines)
+
+
+def cmd_check(args) -> int:
+    from .checks import CHECKS, run_checks
+
+    if args.list:
+        for name, chk in CHECKS.items():
+            print(f"{name:<18} {chk.doc}")
+        return EXIT_OK
+    names = args.names or list(CHECKS)
+    for n in names:
+        if n not in CHECKS:
+            raise LabError("lab check", f"unknown check {n!r}; allowed: {', '.join(CHECKS)}")
+    out = args.out or Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}"
+    ok, table = run_checks(names, args.overrides, out)
+    print(table)
+    print(f"checks.json in {out}/")
+    return EXIT_OK if ok else 1
+
+
+def cmd_urdf(args) -> int:
+    from .robots import ROBOTS
+    from .scenario import apply_overrides, build
+
+    if args.robot not in ROBOTS:
+        raise LabError("lab urdf", f"unknown robot {args.robot!r}; allowed: {', '.join(ROBOTS)}")
+    data = apply_overrides({}, args.overrides)
+    spec = build(ROBOTS[args.robot], data, args.robot)
+    text = spec.to_urdf()
+    if args.output:
+        from .results import write_text_atomic
+
+        write_text_atomic(args.output, text)
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_list(args) -> int:
+    from .checks import CHECKS
+    from .controllers import CONTROLLERS
+    from .forces import FRICTION
+    from .robots import ROBOTS
+    from .scenario import list_scenarios, read_toml
+
+    print("scenarios:")
+    for p in list_scenarios():
+        desc = read_toml(p).get("description", "")
+        print(f"  {p.stem:<28} {desc}")
+    print("robots:       " + ", ".join(ROBOTS))
+    print("controllers:  " + ", ".join(CONTROLLERS))
+    print("friction:     " + ", ".join(FRICTION))
+    print("checks:       " + ", ".join(CHECKS))
+    return EXIT_OK
+
+
+COMMANDS = {"run": cmd_run, "check": cmd_check, "urdf": cmd_urdf, "list": cmd_list}
+
+
+def main(argv: list[str] | None = None) -> int:
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        args = build_parser().parse_args(argv)
+        if args.verbose:
+            logging.getLogger().setLevel(logging.INFO)
+        handler = COMMANDS.get(args.cmd) or getattr(args, "handler", None)
+        return handler(args)
+    except LabError as exc:
+        print(f"error: {exc.where}: {exc.what}", file=sys.stderr)
+        return EXIT_INPUT
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""Passive creeping: energy-based serpentine control (Wang 2011, seed 001, eqs. 14–15)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..state import ModelInfo, RobotState
+from .base import Controller
+
+
+@dataclass(frozen=True)
+class PassiveCreepingParams:
+    """Table 1 defaults: a = 10, k_d = 1, k_p = 1, x_d = 0.5 sin(2t + π/2), K = [0.10, 0.04, …]."""
+
+    E_ref: float = 1.0
+    phi_t: float = 0.0
+    a: float = 10.0
+    k_d: float = 1.0
+    k_p: float = 1.0
+    xd_amp: float = 0.5
+    xd_omega: float = 2.0
+    xd_phase: float = math.pi / 2
+    K_head: float = 0.10
+    K_body: float = 0.04
+
+    def __post_init__(self):
+        if not 0.0 <= self.E_ref <= 100.0:
+            raise ValueError(f"E_ref: must be in [0, 100] J, got {self.E_ref}")
+        if not -10.0 <= self.phi_t <= 10.0:
+            raise ValueError(f"phi_t: must be in [-10, 10], got {self.phi_t}")
+        for name in ("a", "k_d", "k_p", "K_head", "K_body"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1e4:
+                raise ValueError(f"{name}: must be in [0, 1e4], got {v}")
+        if not 0.0 <= self.xd_amp <= math.pi:
+            raise ValueError(f"xd_amp: must be in [0, pi] rad, got {self.xd_amp}")
+        if not 0.0 <= self.xd_omega <= 100.0:
+            raise ValueError(f"xd_omega: must be in [0, 100] rad/s, got {self.xd_omega}")
+
+
+class PassiveCreeping(Controller):
+    """Head joint (eq. 14) and body joints (eq. 15) of Wang 2011.
+
+    Head (joint J-1, the paper's xⁿ):
+        τ_n = a·I_n·|K_n ∫(E_ref − E)dt + E_ref − E| · (ẍ_d + k_d(ẋ_d − ẋⁿ) + k_p(x_d − xⁿ) + φ_t)
+    with I_n = I_n^b + m_n l_n²/4, the head's yaw inertia about the head joint.
+    Body (joint j = 0 … J-2, the paper's x^{n−i}):
+        τ_j = K_j · ∫(E_ref − E)dt · (q_{j+1} − q_j)
+    E is the kinetic energy of the whole robot from the snapshot (eq. 8); the integral is a running
+    rectangle sum over the control steps. Torques saturate at the joints' effort limit.
+    """
+
+    def __init__(self, params: PassiveCreepingParams):
+        super().__init__(params)
+        self.integral = 0.0
+        self.I_head = 0.0
+
+    def reset(self, model: ModelInfo, dt: float) -> None:
+        super().reset(model, dt)
+        self.integral = 0.0
+        self.I_head = float(model.I_B[-1][2, 2] + model.mass[-1] * model.link_length**2 / 4.0)
+
+    def energy_error(self, state: RobotState) -> float:
+        return self.params.E_ref - state.kinetic_energy
+
+    def act(self, state: RobotState) -> np.ndarray:
+        p = self.params
+        e = self.energy_error(state)
+        self.integral += e * self.dt
+        t = state.t
+        ph = p.xd_omega * t + p.xd_phase
+        x_d = p.xd_amp * math.sin(ph)
+        xd_d = p.xd_amp * p.xd_omega * math.cos(ph)
+        xdd_d = -p.xd_amp * p.xd_omega**2 * math.sin(ph)
+        q, qd = state.q, state.qd
+        tau = np.empty_like(q)
+        tau[-1] = (p.a * self.I_head * abs(p.K_head * self.integral + e)
+                   * (xdd_d + p.k_d * (xd_d - qd[-1]) + p.k_p * (x_d - q[-1]) + p.phi_t))
+        tau[:-1] = p.K_body * self.integral * (q[1:] - q[:-1])
+        return self.saturate(tau)
+
+    def tunables(self) -> dict[str, tuple[float, float]]:
+        return {"E_ref": (0.0, 3.0), "phi_t": (-1.0, 1.0)}

@@ -1,0 +1,136 @@
+"""Ground friction force laws applied by the World every step.
+
+Conventions: forces act at each link's centre of mass, in the world frame; the tangent t is the
+link's x axis (towards the head) projected on the ground plane, the normal n = ẑ × t (to the left).
+Applying at the COM keeps the chain planar, as in the paper's planar model: the tipping moment of a
+force at the ground contact (arm = the radius) is dropped, and P = F·v_COM is exactly the power the
+force does, which keeps the energy balance exact.
+
+The engine's own friction is switched off on the robot's links (Bullet combines two bodies'
+coefficients by product, so zero on the robot means zero tangential engine friction at its ground
+contacts while the ground still carries the normal load; see World._prepare_bodies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ..state import RobotState
+
+
+def _ground_frame(state: RobotState) -> tuple[np.ndarray, np.ndarray]:
+    ax = state.x_axis_W.copy()
+    ax[:, 2] = 0.0
+    t = ax / np.maximum(np.linalg.norm(ax, axis=1, keepdims=True), 1e-12)
+    n = np.stack([-t[:, 1], t[:, 0], np.zeros(len(t))], axis=1)
+    return t, n
+
+
+@dataclass(frozen=True)
+class AnisotropicCoulomb:
+    """Coulomb friction with different coefficients along and across each module.
+
+    Wang 2011, eq. 4: f_i = [−μ_t m_i g sgn(v_t), −μ_n m_i g sgn(v_n)], generalised to a forward
+    (v_t > 0, towards the head) and a backward coefficient. The normal load is m_i g as in the paper
+    (``normal_load = "weight"``) or the engine's measured contact normal force from the previous
+    step's contact solve (``"contact"``). The sign is regularised as sgn(v) ≈ tanh(v / slip_tol):
+    below ``slip_tol`` (m/s) the force falls off linearly, which is what lets an explicit force
+    callback stay stable (needs dt < 2·slip_tol/(μ g); the scenario checks this). The head module is
+    exempt when ``head_exempt`` (the paper's head has no passive wheel).
+    """
+
+    mu_t: float = 0.03
+    mu_n: float = 0.3
+    mu_forward: float | None = None
+    mu_backward: float | None = None
+    normal_load: Literal["weight", "contact"] = "weight"
+    slip_tol: float = 0.01
+    head_exempt: bool = True
+
+    def __post_init__(self):
+        for name in ("mu_t", "mu_n"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 5.0:
+                raise ValueError(f"{name}: must be in [0, 5], got {v}")
+        for name in ("mu_forward", "mu_backward"):
+            v = getattr(self, name)
+            if v is not None and not 0.0 <= v <= 5.0:
+                raise ValueError(f"{name}: must be in [0, 5], got {v}")
+        if not 1e-5 <= self.slip_tol <= 1.0:
+            raise ValueError(f"slip_tol: must be in [1e-5, 1] m/s, got {self.slip_tol}")
+
+    @property
+    def mu_fwd(self) -> float:
+        return self.mu_t if self.mu_forward is None else self.mu_forward
+
+    @property
+    def mu_bwd(self) -> float:
+        return self.mu_t if self.mu_backward is None else self.mu_backward
+
+    @property
+    def mu_max(self) -> float:
+        return max(self.mu_fwd, self.mu_bwd, self.mu_n)
+
+    @property
+    def needs_contact_forces(self) -> bool:
+        return self.normal_load == "contact"
+
+    def __call__(self, state: RobotState, t: float) -> np.ndarray:
+        """Per-link forces F_W (N, 3) at the COMs."""
+        model = state.model
+        if self.normal_load == "contact" and state.fn is not None:
+            load = state.fn
+        else:
+            load = model.mass * model.gravity
+        t_W, n_W = _ground_frame(state)
+        v_t = np.einsum("ij,ij->i", state.v_W, t_W)
+        v_n = np.einsum("ij,ij->i", state.v_W, n_W)
+        mu_tan = np.where(v_t >= 0.0, self.mu_fwd, self.mu_bwd)
+        f_t = -mu_tan * load * np.tanh(v_t / self.slip_tol)
+        f_n = -self.mu_n * load * np.tanh(v_n / self.slip_tol)
+        F_W = f_t[:, None] * t_W + f_n[:, None] * n_W
+        if self.head_exempt:
+            F_W[-1] = 0.0
+        return F_W
+
+
+@dataclass(frozen=True)
+class ViscousFriction:
+    """Viscous ground friction f_i = [−c_t v_t, −c_n v_n] per link (N·s/m), same frames as above."""
+
+    c_t: float = 0.5
+    c_n: float = 3.0
+    head_exempt: bool = False
+
+    def __post_init__(self):
+        for name in ("c_t", "c_n"):
+            v = getattr(self, name)
+            if not 0.0 <= v <= 1000.0:
+                raise ValueError(f"{name}: must be in [0, 1000] N·s/m, got {v}")
+
+    needs_contact_forces = False
+
+    def __call__(self, state: RobotState, t: float) -> np.ndarray:
+        t_W, n_W = _ground_frame(state)
+        v_t = np.einsum("ij,ij->i", state.v_W, t_W)
+        v_n = np.einsum("ij,ij->i", state.v_W, n_W)
+        F_W = (-self.c_t * v_t)[:, None] * t_W + (-self.c_n * v_n)[:, None] * n_W
+        if self.head_exempt:
+            F_W[-1] = 0.0
+        return F_W
+
+
+@dataclass(frozen=True)
+class NoFriction:
+    """No callback friction (the engine's tangential friction stays off too)."""
+
+    needs_contact_forces = False
+
+    def __call__(self, state: RobotState, t: float) -> np.ndarray:
+        return np.zeros((state.model.n_links, 3))
+
+
+FRICTION = {"coulomb": AnisotropicCoulomb, "viscous": ViscousFriction, "none": NoFriction}

@@ -1,0 +1,134 @@
+"""Assemble a Scenario into a World, controller, force laws and recorder, and run it."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .controllers import make_controller
+from .errors import Diverged
+from .metrics import run_metrics
+from .recorder import Recorder
+from .scenario import Scenario
+from .world import StepRecord, World, pace
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunResult:
+    status: str  # "ok" | "diverged" | "stopped"
+    metrics: dict
+    series: dict
+    scenario: Scenario
+    error: str = ""
+    extras: dict = field(default_factory=dict)
+
+
+class Simulation:
+    """One scenario in one World. ``gui=True`` opens the PyBullet window (paced to real time)."""
+
+    def __init__(self, scenario: Scenario, gui: bool = False, video: str | None = None):
+        self.scenario = sc = scenario
+        self.world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, solver_iterations=sc.sim.solver_iterations, gui=gui)
+        spec = sc.robot
+        rng = np.random.default_rng(sc.seed)
+        heading = math.radians(sc.init.heading_deg)
+        self.world.load_robot(spec.to_urdf(), [*sc.init.position, spec.rest_height], heading,
+                              spec.link_length, spec.effort)
+        J = self.world.n_joints
+        q0 = rng.uniform(-sc.init.joint_noise, sc.init.joint_noise, J) if sc.init.joint_noise > 0 else np.zeros(J)
+        self.world.set_joint_angles(q0)
+        self.controller = make_controller(sc.controller_type, sc.controller)
+        self.controller.reset(self.world.model, sc.sim.dt)
+        self.forces = {"friction": sc.friction}
+        self.world.measure_contacts = any(getattr(f, "needs_contact_forces", False) for f in self.forces.values())
+        self.recorder = Recorder(sc.sim.n_steps, sc.sim.record_every, self.world.n_links, J, sc.sim.dt,
+                                 list(self.forces))
+        self.gui = None
+        if gui:
+            from .gui import GuiOverlay
+
+            self.gui = GuiOverlay(self.world, self.controller)
+        self.video = None
+        if video:
+            from .video import VideoWriter
+
+            self.video = VideoWriter(self.world, video)
+
+    def run(self, duration: float | None = None, progress: bool = False, screenshot: str | None = None) -> RunResult:
+        sc = self.scenario
+        w = self.world
+        n_steps = sc.sim.n_steps if duration is None else int(round(duration / sc.sim.dt))
+        state = w.read_state()
+        self.recorder.start(state)
+        status, error = "ok", ""
+        t0 = time.perf_counter()
+        bar = None
+        if progress and n_steps * sc.sim.dt > 2.0 and not self.gui:
+            from tqdm import tqdm
+
+            bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
+        controller, forces, recorder = self.controller, self.forces, self.recorder
+        try:
+            for k in range(n_steps):
+                tau = controller.act(state)
+                F_parts = {name: law(state, state.t) for name, law in forces.items()}
+                F_W = sum(F_parts.values()) if F_parts else None
+                w.apply(tau, F_W, state)
+                w.step_engine()
+                new = w.read_state()
+                recorder.on_step(state, StepRecord(tau=tau, forces=F_parts), new)
+                w.check(new, sc.sim.max_kinetic_energy)
+                state = new
+                if bar is not None and k % 500 == 0:
+                    bar.update(min(500, n_steps - bar.n))
+                if self.video is not None:
+                    self.video.maybe_capture(k, state)
+                if self.gui is not None:
+                    if not self.gui.update(k, state, F_W):
+                        status = "stopped"
+                        break
+                    pace(state.t, t0)
+                    if screenshot and k == n_steps - 1:
+                        self.gui.screenshot(screenshot)
+        except Diverged as exc:
+            status, error = "diverged", str(exc)
+            log.warning("%s", exc)
+        except Exception as exc:  # the GUI window closed under us
+            import pybullet as pb
+
+            if isinstance(exc, pb.error) and self.gui is not None:
+                status = "stopped"
+            else:
+                raise
+        finally:
+            if bar is not None:
+                bar.close()
+            if self.video is not None:
+                self.video.close()
+        wall = time.perf_counter() - t0
+        series = recorder.series()
+        metrics = {"status": status, "sim_time_s": float(recorder.steps * sc.sim.dt), "wall_time_s": float(wall),
+                   "steps": int(recorder.steps)}
+        if status == "diverged":
+            metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
+        metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy)))
+        metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
+        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
+
+    def close(self) -> None:
+        self.world.close()
+
+
+def run_scenario(scenario: Scenario, gui: bool = False, duration: float | None = None, progress: bool = False,
+                 video: str | None = None, screenshot: str | None = None) -> RunResult:
+    sim = Simulation(scenario, gui=gui, video=video)
+    try:
+        return sim.run(duration=duration, progress=progress, screenshot=screenshot)
+    finally:
+        sim.close()

@@ -1,0 +1,305 @@
+"""Scenarios: TOML mapped onto frozen dataclasses, with ``--set key=value`` overrides.
+
+Unknown keys, wrong types and out-of-range values raise :class:`~lab.errors.LabError` naming the
+field (``robot.n_modules``) and what is allowed. Polymorphic sections (``robot``, ``friction``,
+``controller``) pick their dataclass by their ``type`` key.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import tomllib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import tomli_w
+
+from .controllers import CONTROLLERS
+from .errors import LabError
+from .forces import FRICTION
+from .robots import ROBOTS
+
+SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Engine settings. dt = 1 ms by default: the explicit friction callback needs
+    dt < 2·slip_tol/(μ g) and the energy balance closes to ~0.1 % there (see README)."""
+
+    dt: float = 0.001
+    duration: float = 30.0
+    gravity: float = 9.81
+    solver_iterations: int = 50
+    record_every: int = 10
+    max_kinetic_energy: float = 1000.0
+
+    def __post_init__(self):
+        if not 1e-5 <= self.dt <= 0.02:
+            raise ValueError(f"dt: must be in [1e-5, 0.02] s, got {self.dt}")
+        if not 0.0 < self.duration <= 1e5:
+            raise ValueError(f"duration: must be in (0, 1e5] s, got {self.duration}")
+        if not 0.0 <= self.gravity <= 100.0:
+            raise ValueError(f"gravity: must be in [0, 100] m/s², got {self.gravity}")
+        if not 1 <= self.solver_iterations <= 1000:
+            raise ValueError(f"solver_iterations: must be in [1, 1000], got {self.solver_iterations}")
+        if not 1 <= self.record_every <= 10000:
+            raise ValueError(f"record_every: must be in [1, 10000] steps, got {self.record_every}")
+        if not self.max_kinetic_energy > 0:
+            raise ValueError(f"max_kinetic_energy: must be > 0 J, got {self.max_kinetic_energy}")
+
+    @property
+    def n_steps(self) -> int:
+        return int(round(self.duration / self.dt))
+
+
+@dataclass(frozen=True)
+class InitConfig:
+    """Initial pose: tail at ``position``, body along ``heading_deg``, joints straight plus seeded
+    uniform noise of ±``joint_noise`` rad (the drag trial's 'perturbed initial shape')."""
+
+    position: tuple[float, float] = (0.0, 0.0)
+    heading_deg: float = 0.0
+    joint_noise: float = 0.0
+
+    def __post_init__(self):
+        if len(self.position) != 2:
+            raise ValueError(f"position: must be two numbers [x, y] in m, got {list(self.position)}")
+        if not -360.0 <= self.heading_deg <= 360.0:
+            raise ValueError(f"heading_deg: must be in [-360, 360], got {self.heading_deg}")
+        if not 0.0 <= self.joint_noise <= 1.0:
+            raise ValueError(f"joint_noise: must be in [0, 1] rad, got {self.joint_noise}")
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    robot_type: str
+    robot: Any
+    friction_type: str
+    friction: Any
+    controller_type: str
+    controller: Any
+    sim: SimConfig = field(default_factory=SimConfig)
+    init: InitConfig = field(default_factory=InitConfig)
+    seed: int = 0
+    description: str = ""
+
+    def to_dict(self) -> dict:
+        def plain(obj):
+            d = {}
+            for f in dataclasses.fields(obj):
+                v = getattr(obj, f.name)
+                if v is None:
+                    continue
+                if isinstance(v, tuple):
+                    v = list(v)
+                d[f.name] = v
+            return d
+
+        return {
+            "name": self.name,
+            "description": self.description,
+            "seed": self.seed,
+            "sim": plain(self.sim),
+            "init": plain(self.init),
+            "robot": {"type": self.robot_type, **plain(self.robot)},
+            "friction": {"type": self.friction_type, **plain(self.friction)},
+            "controller": {"type": self.controller_type, **plain(self.controller)},
+        }
+
+    def to_toml(self) -> str:
+        return tomli_w.dumps(self.to_dict())
+
+
+# ---------------------------------------------------------------- typed mapping
+
+
+def _type_name(tp) -> str:
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "one of " + ", ".join(repr(a) for a in typing.get_args(tp))
+    if origin is tuple:
+        return "a list of numbers"
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(_type_name(a) for a in typing.get_args(tp) if a is not type(None))
+    return {float: "a number", int: "an integer", bool: "true or false", str: "a string"}.get(tp, str(tp))
+
+
+def _coerce(value, tp, where: str):
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        for a in args:
+            try:
+                return _coerce(value, a, where)
+            except LabError:
+                pass
+        raise LabError(where, f"must be {_type_name(tp)}, got {value!r}")
+    if origin is Literal:
+        if value not in typing.get_args(tp):
+            raise LabError(where, f"must be {_type_name(tp)}, got {value!r}")
+        return value
+    if origin is tuple:
+        if not isinstance(value, (list, tuple)) or not all(
+            isinstance(x, (int, float)) and not isinstance(x, bool) for x in value
+        ):
+            raise LabError(where, f"must be a list of numbers, got {value!r}")
+        return tuple(float(x) for x in value)
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise LabError(where, f"must be a number, got {value!r}")
+        if not math.isfinite(value):
+            raise LabError(where, f"must be a finite number, got {value!r}")
+        return float(value)
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise LabError(where, f"must be an integer, got {value!r}")
+        return value
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise LabError(where, f"must be true or false, got {value!r}")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise LabError(where, f"must be a string, got {value!r}")
+        return value
+    raise LabError(where, f"unsupported type {tp}")  # pragma: no cover
+
+
+def build(cls, data, where: str):
+    """Build dataclass ``cls`` from a TOML table, naming the offending field on any error."""
+    if not isinstance(data, dict):
+        raise LabError(where, f"must be a table, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    names = [f.name for f in dataclasses.fields(cls)]
+    for key in data:
+        if key not in names:
+            raise LabError(f"{where}.{key}", f"unknown key; allowed: {', '.join(names)}")
+    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}") for k, v in data.items()}
+    try:
+        return cls(**kwargs)
+    except ValueError as exc:
+        field_name, _, what = str(exc).partition(": ")
+        if field_name in names:
+            raise LabError(f"{where}.{field_name}", what) from None
+        raise LabError(where, str(exc)) from None
+
+
+def _typed_section(data: dict, key: str, registry: dict, default_type: str | None, where: str):
+    table = data.get(key, {} if default_type else None)
+    if table is None:
+        raise LabError(f"{where}:{key}", f"missing section [{key}]")
+    if not isinstance(table, dict):
+        raise LabError(f"{where}:{key}", "must be a table")
+    table = dict(table)
+    kind = table.pop("type", default_type)
+    if kind not in registry:
+        raise LabError(f"{where}:{key}.type", f"unknown type {kind!r}; allowed: {', '.join(registry)}")
+    entry = registry[kind]
+    cls = entry[0] if isinstance(entry, tuple) else entry
+    return kind, build(cls, table, f"{where}:{key}")
+
+
+TOP_KEYS = ("name", "description", "seed", "sim", "init", "robot", "friction", "controller")
+
+
+def from_dict(data: dict, where: str = "scenario") -> Scenario:
+    for key in data:
+        if key not in TOP_KEYS:
+            raise LabError(f"{where}:{key}", f"unknown key; allowed: {', '.join(TOP_KEYS)}")
+    name = data.get("name", "scenario")
+    if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
+        raise LabError(f"{where}:name", f"must be a string of letters, digits, '_' or '-', got {name!r}")
+    desc = data.get("description", "")
+    if not isinstance(desc, str):
+        raise LabError(f"{where}:description", "must be a string")
+    seed = data.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
+        raise LabError(f"{where}:seed", f"must be an integer in [0, 2^32), got {seed!r}")
+    sim = build(SimConfig, data.get("sim", {}), f"{where}:sim")
+    init = build(InitConfig, data.get("init", {}), f"{where}:init")
+    robot_type, robot = _typed_section(data, "robot", {k: (v,) for k, v in ROBOTS.items()}, None, where)
+    friction_type, friction = _typed_section(data, "friction", FRICTION, "coulomb", where)
+    controller_type, controller = _typed_section(data, "controller", CONTROLLERS, None, where)
+    # Cross-field check: an explicit friction force is stable only if its linear zone is resolved.
+    mu = getattr(friction, "mu_max", None)
+    if mu is not None and sim.gravity > 0 and mu > 0:
+        dt_max = 2.0 * friction.slip_tol / (mu * sim.gravity)
+        if sim.dt >= dt_max:
+            raise LabError(f"{where}:sim.dt", f"{sim.dt} s is too large for friction.slip_tol = {friction.slip_tol} m/s "
+                           f"at mu = {mu}: the explicit friction force needs dt < 2·slip_tol/(mu·g) = {dt_max:.4g} s")
+    if sim.duration < sim.dt:
+        raise LabError(f"{where}:sim.duration", f"must be at least one step (dt = {sim.dt} s), got {sim.duration}")
+    return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
+                    friction_type=friction_type, friction=friction, controller_type=controller_type,
+                    controller=controller)
+
+
+def parse_value(text: str):
+    """A ``--set`` value: TOML syntax (numbers, true/false, [lists], "strings"), else a bare string."""
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def apply_overrides(data: dict, overrides: list[str] | dict | None) -> dict:
+    data = copy.deepcopy(data)
+    if not overrides:
+        return data
+    items = overrides.items() if isinstance(overrides, dict) else [_split(o) for o in overrides]
+    for key, value in items:
+        if isinstance(value, str) and not isinstance(overrides, dict):
+            value = parse_value(value)
+        parts = key.split(".")
+        if not all(parts):
+            raise LabError(f"--set {key}", "key must be dotted field names like robot.n_modules")
+        node = data
+        for i, part in enumerate(parts[:-1]):
+            nxt = node.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                raise LabError(f"--set {key}", f"{'.'.join(parts[: i + 1])} is not a table")
+            node = nxt
+        node[parts[-1]] = value
+    return data
+
+
+def _split(item: str) -> tuple[str, str]:
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise LabError(f"--set {item}", "expected KEY=VALUE, e.g. --set friction.mu_n=0.5")
+    return key.strip(), value.strip()
+
+
+def resolve_path(name_or_path: str) -> Path:
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    return SCENARIO_DIR / f"{name_or_path}.toml"
+
+
+def read_toml(path: Path) -> dict:
+    if not path.is_file():
+        raise LabError(str(path), "no such scenario file (see `lab list` for the shipped scenarios)")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise LabError(str(path), f"not valid TOML: {exc}") from None
+    except UnicodeDecodeError:
+        raise LabError(str(path), "not a UTF-8 text file") from None
+
+
+def load(name_or_path: str, overrides: list[str] | dict | None = None) -> Scenario:
+    path = resolve_path(name_or_path)
+    data = apply_overrides(read_toml(path), overrides)
+    return from_dict(data, where=str(path))
+
+
+def list_scenarios() -> list[Path]:
+    return sorted(SCENARIO_DIR.glob("*.toml"))

@@ -1,0 +1,189 @@
+"""The World: one PyBullet client, one robot, one step loop.
+
+Per step: read one batched :class:`RobotState` → ``controller.act`` → force laws → apply torques
+and wrenches in one place → ``stepSimulation`` → read the next state → recorders. Controllers and
+force laws never call the engine; the World is the only module that does (with :mod:`lab.gui`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pybullet as pb
+from pybullet_utils.bullet_client import BulletClient
+
+from .errors import Diverged
+from .state import ModelInfo, RobotState
+
+log = logging.getLogger(__name__)
+
+FLOOR_LIMIT_M = -0.05  # a link COM this far below the floor has gone through it
+
+
+@dataclass
+class StepRecord:
+    """What the World did in one step, handed to recorders with the pre- and post-step states."""
+
+    tau: np.ndarray
+    forces: dict[str, np.ndarray] = field(default_factory=dict)
+
+
+class World:
+    """Owns a BulletClient (DIRECT or GUI), the ground, and one robot loaded from URDF text."""
+
+    def __init__(self, dt: float = 0.001, gravity: float = 9.81, solver_iterations: int = 50, gui: bool = False):
+        self.gui = gui
+        self.client = BulletClient(connection_mode=pb.GUI if gui else pb.DIRECT)
+        self.dt = float(dt)
+        self.gravity = float(gravity)
+        c = self.client
+        if gui:
+            c.configureDebugVisualizer(pb.COV_ENABLE_GUI, 1)
+            c.configureDebugVisualizer(pb.COV_ENABLE_SHADOWS, 1)
+        c.setTimeStep(self.dt)
+        c.setGravity(0.0, 0.0, -self.gravity)
+        c.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), deterministicOverlappingPairs=1)
+        self.ground = self._make_ground()
+        self.robot: int | None = None
+        self.model: ModelInfo | None = None
+        self.n_links = 0
+        self.n_joints = 0
+        self._joint_ids: list[int] = []
+        self._link_ids: list[int] = []
+        self.measure_contacts = False
+        self.t = 0.0
+        self.steps = 0
+
+    # ------------------------------------------------------------------ set-up
+    def _make_ground(self) -> int:
+        c = self.client
+        shape = c.createCollisionShape(pb.GEOM_PLANE)
+        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=[0.82, 0.82, 0.78, 1],
+                                  visualFramePosition=[0, 0, -0.001])
+        ground = c.createMultiBody(0, shape, vis)
+        c.changeDynamics(ground, -1, restitution=0.0)
+        return ground
+
+    def load_robot(self, urdf_text: str, base_pos, base_yaw: float, link_length: float, effort: float,
+                   engine_friction: float = 0.0) -> int:
+        """Load URDF text with the inertia it states, zero damping, and the velocity motors off."""
+        c = self.client
+        fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(urdf_text)
+            # URDF_USE_INERTIA_FROM_FILE: otherwise Bullet recomputes inertia from the collision shapes.
+            body = c.loadURDF(path, basePosition=list(base_pos),
+                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
+                              flags=pb.URDF_USE_INERTIA_FROM_FILE)
+        finally:
+            os.unlink(path)
+        self.robot = body
+        self.n_joints = c.getNumJoints(body)
+        self.n_links = self.n_joints + 1
+        self._joint_ids = list(range(self.n_joints))
+        self._link_ids = list(range(self.n_joints))
+        mass = np.empty(self.n_links)
+        I_B = np.zeros((self.n_links, 3, 3))
+        for i, link in enumerate([-1] + self._link_ids):
+            # Bullet's default linear/angular damping is 0.04: it would leak energy from every balance.
+            c.changeDynamics(body, link, linearDamping=0.0, angularDamping=0.0, jointDamping=0.0,
+                             lateralFriction=engine_friction, spinningFriction=0.0, rollingFriction=0.0,
+                             restitution=0.0)
+            info = c.getDynamicsInfo(body, link)
+            mass[i] = info[0]
+            I_B[i] = np.diag(info[2])
+        if self.n_joints:
+            # Torque control needs the default velocity motors (which hold the joints) disabled.
+            c.setJointMotorControlArray(body, self._joint_ids, pb.VELOCITY_CONTROL, forces=[0.0] * self.n_joints)
+        self.model = ModelInfo(mass=mass, I_B=I_B, link_length=float(link_length), gravity=self.gravity,
+                               effort=float(effort))
+        return body
+
+    def set_joint_angles(self, q) -> None:
+        for j, angle in enumerate(q):
+            self.client.resetJointState(self.robot, j, float(angle), 0.0)
+
+    def set_base_velocity(self, v_W, w_W=(0.0, 0.0, 0.0)) -> None:
+        self.client.resetBaseVelocity(self.robot, list(map(float, v_W)), list(map(float, w_W)))
+
+    # ------------------------------------------------------------------ state
+    def read_state(self) -> RobotState:
+        """One batched read of every link and joint (4–5 engine calls for the whole robot)."""
+        c, b = self.client, self.robot
+        pos, orn = c.getBasePositionAndOrientation(b)
+        lin, ang = c.getBaseVelocity(b)
+        if self.n_joints:
+            ls = c.getLinkStates(b, self._link_ids, computeLinkVelocity=1)
+            js = c.getJointStates(b, self._joint_ids)
+            p = np.array([pos, *[s[0] for s in ls]])
+            quat = np.array([orn, *[s[1] for s in ls]])
+            v = np.array([lin, *[s[6] for s in ls]])
+            w = np.array([ang, *[s[7] for s in ls]])
+            qj = np.array([s[0] for s in js])
+            qdj = np.array([s[1] for s in js])
+        else:
+            p, quat, v, w = (np.array([x]) for x in (pos, orn, lin, ang))
+            qj = qdj = np.zeros(0)
+        fn = None
+        if self.measure_contacts:
+            fn = np.zeros(self.n_links)
+            for cp in c.getContactPoints(bodyA=b, bodyB=self.ground):
+                fn[cp[3] + 1] += cp[9]
+        return RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn)
+
+    # ------------------------------------------------------------------ acting
+    def apply(self, tau: np.ndarray | None, F_W: np.ndarray | None, state: RobotState) -> None:
+        """Apply joint torques and per-link forces at the COMs. Bullet clears external forces after
+        every stepSimulation, so this runs every step, and it is the only place that applies them."""
+        c, b = self.client, self.robot
+        if tau is not None and self.n_joints:
+            c.setJointMotorControlArray(b, self._joint_ids, pb.TORQUE_CONTROL, forces=tau.tolist())
+        if F_W is not None:
+            Fl = F_W.tolist()
+            pl = state.p_W.tolist()
+            for i in range(self.n_links):
+                f = Fl[i]
+                if f[0] or f[1] or f[2]:
+                    c.applyExternalForce(b, i - 1, f, pl[i], pb.WORLD_FRAME)
+
+    def step_engine(self) -> None:
+        self.client.stepSimulation()
+        self.steps += 1
+        self.t = self.steps * self.dt
+
+    def check(self, state: RobotState, max_kinetic_energy: float) -> None:
+        if not state.is_finite():
+            raise Diverged(state.t, "non-finite link state (NaN or inf)")
+        if float(state.p_W[:, 2].min()) < FLOOR_LIMIT_M:
+            raise Diverged(state.t, f"a link fell through the floor (z = {state.p_W[:, 2].min():.3f} m)")
+        if state.kinetic_energy > max_kinetic_energy:
+            raise Diverged(state.t, f"runaway kinetic energy {state.kinetic_energy:.3g} J > {max_kinetic_energy} J")
+
+    def close(self) -> None:
+        try:
+            if self.client._client >= 0 and pb.isConnected(self.client._client):
+                self.client.disconnect()
+        except pb.error:  # window already closed
+            pass
+
+    def is_connected(self) -> bool:
+        try:
+            return bool(pb.isConnected(self.client._client))
+        except pb.error:
+            return False
+
+
+def pace(t_sim: float, t0_wall: float) -> None:
+    """Sleep so that simulated time does not run ahead of wall time (GUI real-time pacing)."""
+    ahead = t_sim - (time.perf_counter() - t0_wall)
+    if ahead > 0.002:
+        time.sleep(ahead)
+
+
+__all__ = ["World", "StepRecord", "pace"]
