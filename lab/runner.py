@@ -100,7 +100,7 @@ class Simulation:
             status, error = "diverged", str(exc)
             log.warning("%s", exc)
         except Exception as exc:  # the GUI window closed under us
-            import pybullet as pb
+            from .engine import pb
 
             if isinstance(exc, pb.error) and self.gui is not None:
                 status = "stopped"

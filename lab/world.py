@@ -14,8 +14,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import pybullet as pb
-from pybullet_utils.bullet_client import BulletClient
+from .engine import connect, pb
 
 from .errors import Diverged
 from .state import ModelInfo, RobotState
@@ -38,7 +37,7 @@ class World:
 
     def __init__(self, dt: float = 0.001, gravity: float = 9.81, solver_iterations: int = 50, gui: bool = False):
         self.gui = gui
-        self.client = BulletClient(connection_mode=pb.GUI if gui else pb.DIRECT)
+        self.client = connect(gui)
         self.dt = float(dt)
         self.gravity = float(gravity)
         c = self.client

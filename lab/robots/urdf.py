@@ -105,7 +105,8 @@ def planar_chain_urdf(
     the child's yaw relative to the parent (right-handed about +z). This is the papers' ordering:
     Wang 2011 numbers joints x⁴ (tail) … xⁿ (head).
 
-    The link frame is the centre of mass, so the engine's link-state position is the COM.
+    Frames: the tail's link frame is its centre; each child's link frame is at its joint, with the
+    body (and COM) l/2 ahead, so the joint axis passes through the links' shared end point.
     ``collision`` is ``"skid"`` (a box of the cylinder's footprint, so a link rests flat and cannot
     roll: a lone cylinder on a frictionless floor has neutrally stable roll) or ``"cylinder"``.
     """
@@ -123,26 +124,32 @@ def planar_chain_urdf(
     out.append(material_xml("head", head_rgba))
     for i in range(n_links):
         mat = "head" if i == n_links - 1 else "body"
+        # The base (tail) frame is its centre; every child's frame sits at its joint (rear end) and
+        # its body is offset +l/2 along x. The engine's link state reports the inertial frame, so
+        # the snapshot's positions and velocities are still the COM's.
+        c = "0 0 0" if i == 0 else f"{fmt(half)} 0 0"
         out.append(
             f'  <link name="link_{i}">\n'
-            + inertial_xml(mp)
+            + inertial_xml(MassProps(mp.mass, (0.0 if i == 0 else half, 0.0, 0.0), mp.inertia))
             + "    <visual>\n"
-            + '      <origin xyz="0 0 0" rpy="0 1.5707963268 0"/>\n'
+            + f'      <origin xyz="{c}" rpy="0 1.5707963268 0"/>\n'
             + f'      <geometry><cylinder radius="{fmt(radius)}" length="{fmt(0.96 * link_length)}"/></geometry>\n'
             + f'      <material name="{mat}"/>\n'
             + "    </visual>\n"
             + "    <collision>\n"
-            + f'      <origin xyz="0 0 0" rpy="{col_rpy}"/>\n'
+            + f'      <origin xyz="{c}" rpy="{col_rpy}"/>\n'
             + f"      <geometry>{col}</geometry>\n"
             + "    </collision>\n"
             + "  </link>\n"
         )
     for j in range(n_links - 1):
+        # joint j sits at the front end of link j: l/2 ahead of the tail's centre, l ahead of a child's joint
+        x = half if j == 0 else 2 * half
         out.append(
             f'  <joint name="joint_{j}" type="revolute">\n'
             f'    <parent link="link_{j}"/>\n'
             f'    <child link="link_{j + 1}"/>\n'
-            f'    <origin xyz="{fmt(2 * half)} 0 0" rpy="0 0 0"/>\n'
+            f'    <origin xyz="{fmt(x)} 0 0" rpy="0 0 0"/>\n'
             '    <axis xyz="0 0 1"/>\n'
             f'    <limit lower="{fmt(-joint_limit)}" upper="{fmt(joint_limit)}" effort="{fmt(effort)}" '
             f'velocity="{fmt(velocity)}"/>\n'

@@ -1,0 +1,39 @@
+# Two commands do all the set-up on a fresh machine: `make run` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+LAB    := $(VENV)/bin/lab
+STAMP  := $(VENV)/.installed-stamp
+OUT    ?= runs/flagship
+
+.PHONY: run test check urdf bench report sweep clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+## run the flagship scenario headless, write results and plots, print a summary
+run: $(STAMP)
+	$(LAB) run snake_passive_creeping --out $(OUT)
+
+## the test suite (physics, robots, scenarios, CLI, GUI smoke test under Xvfb)
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+check: $(STAMP)
+	$(LAB) check --out runs/checks
+
+## rewrite the committed default URDFs under assets/urdf/
+urdf: $(STAMP)
+	$(PY) -m lab.robots.assets
+
+bench: $(STAMP)
+	$(PY) benchmarks/step_overhead.py
+
+report: $(STAMP)
+	$(LAB) report --out runs/report
+
+clean:
+	rm -rf runs .pytest_cache

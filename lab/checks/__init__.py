@@ -1,0 +1,75 @@
+"""Engine-vs-analytic cross-checks: ``lab check [NAME...]``.
+
+Each check is a function ``(overrides) -> dict[figure, Figure]`` registered with :func:`check`.
+Every figure carries its value, its tolerance (from :mod:`lab.tolerances`) and pass/fail.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from ..results import write_json_atomic
+
+
+@dataclass(frozen=True)
+class Figure:
+    value: float
+    tolerance: float
+    passed: bool
+    note: str = ""
+
+    @staticmethod
+    def at_most(value: float, tolerance: float, note: str = "") -> "Figure":
+        return Figure(float(value), float(tolerance), bool(value <= tolerance), note)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    fn: Callable
+    doc: str
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(name: str):
+    def deco(fn):
+        CHECKS[name] = Check(name, fn, (fn.__doc__ or "").strip().splitlines()[0])
+        return fn
+
+    return deco
+
+
+def run_checks(names: list[str], overrides: list[str], out: Path) -> tuple[bool, str]:
+    results: dict[str, dict] = {}
+    rows = []
+    all_ok = True
+    for name in names:
+        t0 = time.perf_counter()
+        figs = CHECKS[name].fn(overrides)
+        dt = time.perf_counter() - t0
+        results[name] = {k: asdict(f) for k, f in figs.items()}
+        for k, f in figs.items():
+            all_ok &= f.passed
+            rows.append((name, k, f.value, f.tolerance, "pass" if f.passed else "FAIL", f.note))
+        rows.append((name, "(wall time s)", dt, float("nan"), "", ""))
+    write_json_atomic(Path(out) / "checks.json", results)
+    w1 = max(len(r[0]) for r in rows)
+    w2 = max(len(r[1]) for r in rows)
+    lines = [f"{'check':<{w1}}  {'figure':<{w2}}  {'value':>11}  {'tolerance':>10}  result"]
+    for r in rows:
+        tol_s = "" if r[3] != r[3] else f"{r[3]:10.3g}"
+        lines.append(f"{r[0]:<{w1}}  {r[1]:<{w2}}  {r[2]:11.4g}  {tol_s:>10}  {r[4]}  {r[5]}".rstrip())
+    lines.append("all checks passed" if all_ok else "SOME CHECKS FAILED")
+    return all_ok, "\n".join(lines)
+
+
+# Registration: importing the modules registers their checks.
+from . import energy_balance, friction_block  # noqa: E402,F401
+
+__all__ = ["CHECKS", "Figure", "check", "run_checks", "json"]

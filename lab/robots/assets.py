@@ -1,0 +1,48 @@
+"""The default robots' URDFs committed under ``assets/urdf/<robot>/`` (``make urdf`` rewrites them;
+a test checks that the generator still produces them byte for byte)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import fields
+from pathlib import Path
+
+from . import ROBOTS
+
+ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "urdf"
+
+
+def default_assets() -> dict[str, str]:
+    """Relative path → file text for every default robot (URDF and a README of its parameters)."""
+    out = {}
+    for name, cls in ROBOTS.items():
+        spec = cls()
+        out[f"{name}/{name}.urdf"] = spec.to_urdf()
+        mp = spec.mass_props()
+        lines = [f"# {name}: default generated model", "", inspect.cleandoc(cls.__doc__ or ""), "",
+                 f"Regenerate with `make urdf` (or `lab urdf {name} -o assets/urdf/{name}/{name}.urdf`).", "",
+                 "| parameter | value |", "|---|---|"]
+        lines += [f"| `{f.name}` | {getattr(spec, f.name)} |" for f in fields(spec)]
+        lines += ["", "Derived (from the geometry, never typed):", "",
+                  f"- link mass: {mp.mass:.6g} kg",
+                  f"- link inertia about the COM (link frame): Ixx = {mp.inertia[0, 0]:.6g}, "
+                  f"Iyy = {mp.inertia[1, 1]:.6g}, Izz = {mp.inertia[2, 2]:.6g} kg·m²",
+                  "- frames: link 0 is the tail and the URDF base; the last link is the head; x points to the head;"
+                  " joints are yaw (z) revolutes at the links' front ends.", ""]
+        out[f"{name}/README.md"] = "\n".join(lines)
+    return out
+
+
+def write_assets(root: Path = ASSET_DIR) -> list[Path]:
+    written = []
+    for rel, text in default_assets().items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text, encoding="utf-8")
+        written.append(p)
+    return written
+
+
+if __name__ == "__main__":
+    for p in write_assets():
+        print(p)
