@@ -20,7 +20,7 @@ class Recorder:
                  force_names: list[str]):
         self.every = record_every
         self.dt = dt
-        n = n_steps // record_every + 1
+        n = n_steps // record_every + 2  # + the initial sample and a final flush
         self.n_alloc = n
         self.k = 0  # samples written
         self.t = np.zeros(n)
@@ -62,6 +62,11 @@ class Recorder:
         self.steps += 1
         if self.steps % self.every == 0:
             self._sample(post, rec.tau, p_in, -p_ext_total)
+
+    def flush(self, state: RobotState) -> None:
+        """Record the last good state if the run ended between two samples (diverged, stopped)."""
+        if self.k and self.t[self.k - 1] < state.t:
+            self._sample(state, self.tau[self.k - 1], self.P_in[self.k - 1], self.P_d[self.k - 1])
 
     def _sample(self, s: RobotState, tau: np.ndarray, p_in: float, p_d: float) -> None:
         k = self.k

@@ -112,6 +112,7 @@ class Simulation:
             if self.video is not None:
                 self.video.close()
         wall = time.perf_counter() - t0
+        recorder.flush(state)
         series = recorder.series()
         metrics = {"status": status, "sim_time_s": float(recorder.steps * sc.sim.dt), "wall_time_s": float(wall),
                    "steps": int(recorder.steps)}

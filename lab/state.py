@@ -8,9 +8,25 @@ frame W unless the name says otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 import numpy as np
+
+
+class lazy:
+    """A cached attribute without functools.cached_property's per-access lock (Python 3.11 takes an
+    RLock on every first access, which costs more than the numpy work it guards on a 10-link robot)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self
+        value = self.fn(obj)
+        obj.__dict__[self.name] = value
+        return value
 
 
 @dataclass(frozen=True)
@@ -26,6 +42,11 @@ class ModelInfo:
     @property
     def n_links(self) -> int:
         return int(self.mass.shape[0])
+
+    @property
+    def I_diag(self) -> np.ndarray:
+        """(N, 3) principal moments: the link frames are the URDF's principal axes (diagonal I_B)."""
+        return self.__dict__.setdefault("_I_diag", np.einsum("nii->ni", self.I_B).copy())
 
     @property
     def n_joints(self) -> int:
@@ -47,55 +68,58 @@ class RobotState:
     fn: np.ndarray | None = None  # (N,) measured ground normal force (previous step's contact solve)
     extra: dict = field(default_factory=dict)  # other bodies (payload, …) by name
 
-    @cached_property
+    @lazy
     def R_WB(self) -> np.ndarray:
-        """(N, 3, 3) rotation matrices, body to world."""
-        x, y, z, w = self.quat_W.T
-        R = np.empty((len(x), 3, 3))
-        R[:, 0, 0] = 1 - 2 * (y * y + z * z)
-        R[:, 0, 1] = 2 * (x * y - w * z)
-        R[:, 0, 2] = 2 * (x * z + w * y)
-        R[:, 1, 0] = 2 * (x * y + w * z)
-        R[:, 1, 1] = 1 - 2 * (x * x + z * z)
-        R[:, 1, 2] = 2 * (y * z - w * x)
-        R[:, 2, 0] = 2 * (x * z - w * y)
-        R[:, 2, 1] = 2 * (y * z + w * x)
-        R[:, 2, 2] = 1 - 2 * (x * x + y * y)
+        """(N, 3, 3) rotation matrices, body to world: R = (w² − |v|²) 1 + 2 v vᵀ + 2 w [v]×."""
+        v = self.quat_W[:, :3]
+        w = self.quat_W[:, 3]
+        R = 2.0 * v[:, :, None] * v[:, None, :]
+        wv = 2.0 * w[:, None] * v
+        d = w * w - np.einsum("ij,ij->i", v, v)
+        R[:, 0, 0] += d
+        R[:, 1, 1] += d
+        R[:, 2, 2] += d
+        R[:, 0, 1] -= wv[:, 2]
+        R[:, 1, 0] += wv[:, 2]
+        R[:, 0, 2] += wv[:, 1]
+        R[:, 2, 0] -= wv[:, 1]
+        R[:, 1, 2] -= wv[:, 0]
+        R[:, 2, 1] += wv[:, 0]
         return R
 
-    @cached_property
+    @lazy
     def x_axis_W(self) -> np.ndarray:
         """(N, 3) each link's x axis (pointing towards the head) in the world frame."""
-        x, y, z, w = self.quat_W.T
-        return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y + w * z), 2 * (x * z - w * y)], axis=1)
+        return self.R_WB[:, :, 0]
 
-    @cached_property
+    @lazy
     def yaw(self) -> np.ndarray:
         """(N,) heading of each link's x axis in the ground plane (rad)."""
         ax = self.x_axis_W
         return np.arctan2(ax[:, 1], ax[:, 0])
 
-    @cached_property
+    @lazy
     def energy_translational(self) -> float:
         """E_T = ½ Σ m_i |v_i|² (Wang 2011, eq. 10)."""
         return 0.5 * float(np.dot(self.model.mass, np.einsum("ij,ij->i", self.v_W, self.v_W)))
 
-    @cached_property
+    @lazy
     def energy_rotational(self) -> float:
         """E_R = ½ Σ ω_Bᵀ I_B ω_B with ω_B = Rᵀ ω_W (Wang 2011, eq. 9)."""
         w_B = np.einsum("nji,nj->ni", self.R_WB, self.w_W)
-        return 0.5 * float(np.einsum("ni,nij,nj->", w_B, self.model.I_B, w_B))
+        return 0.5 * float(np.einsum("ni,ni->", w_B * self.model.I_diag, w_B))
 
-    @cached_property
+    @lazy
     def kinetic_energy(self) -> float:
         """E = E_T + E_R, summed over every link (Wang 2011, eq. 8)."""
         return self.energy_translational + self.energy_rotational
 
-    @cached_property
+    @lazy
     def com_W(self) -> np.ndarray:
         """(3,) centre of mass of the robot."""
         m = self.model.mass
         return (m @ self.p_W) / m.sum()
 
     def is_finite(self) -> bool:
-        return bool(np.isfinite(self.p_W).all() and np.isfinite(self.v_W).all() and np.isfinite(self.w_W).all())
+        # one reduction instead of three: NaN or inf anywhere makes the sum non-finite
+        return bool(np.isfinite(self.p_W.sum() + self.v_W.sum() + self.w_W.sum()))

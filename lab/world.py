@@ -7,6 +7,7 @@ force laws never call the engine; the World is the only module that does (with :
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import tempfile
@@ -57,6 +58,18 @@ class World:
         self.measure_contacts = False
         self.t = 0.0
         self.steps = 0
+        # The hot loop calls pybullet's functions with this client's id bound directly: the
+        # BulletClient wrapper resolves every call through __getattr__ + inspect (~2 µs each).
+        cid = self.client._client
+        bind = functools.partial
+        self._pb_step = bind(pb.stepSimulation, physicsClientId=cid)
+        self._pb_base_pose = bind(pb.getBasePositionAndOrientation, physicsClientId=cid)
+        self._pb_base_vel = bind(pb.getBaseVelocity, physicsClientId=cid)
+        self._pb_link_states = bind(pb.getLinkStates, physicsClientId=cid)
+        self._pb_joint_states = bind(pb.getJointStates, physicsClientId=cid)
+        self._pb_motor_array = bind(pb.setJointMotorControlArray, physicsClientId=cid)
+        self._pb_force = bind(pb.applyExternalForce, physicsClientId=cid)
+        self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
     def _make_ground(self) -> int:
@@ -114,12 +127,12 @@ class World:
     # ------------------------------------------------------------------ state
     def read_state(self) -> RobotState:
         """One batched read of every link and joint (4–5 engine calls for the whole robot)."""
-        c, b = self.client, self.robot
-        pos, orn = c.getBasePositionAndOrientation(b)
-        lin, ang = c.getBaseVelocity(b)
+        b = self.robot
+        pos, orn = self._pb_base_pose(b)
+        lin, ang = self._pb_base_vel(b)
         if self.n_joints:
-            ls = c.getLinkStates(b, self._link_ids, computeLinkVelocity=1)
-            js = c.getJointStates(b, self._joint_ids)
+            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1)
+            js = self._pb_joint_states(b, self._joint_ids)
             p = np.array([pos, *[s[0] for s in ls]])
             quat = np.array([orn, *[s[1] for s in ls]])
             v = np.array([lin, *[s[6] for s in ls]])
@@ -132,7 +145,7 @@ class World:
         fn = None
         if self.measure_contacts:
             fn = np.zeros(self.n_links)
-            for cp in c.getContactPoints(bodyA=b, bodyB=self.ground):
+            for cp in self._pb_contacts(bodyA=b, bodyB=self.ground):
                 fn[cp[3] + 1] += cp[9]
         return RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn)
 
@@ -140,19 +153,17 @@ class World:
     def apply(self, tau: np.ndarray | None, F_W: np.ndarray | None, state: RobotState) -> None:
         """Apply joint torques and per-link forces at the COMs. Bullet clears external forces after
         every stepSimulation, so this runs every step, and it is the only place that applies them."""
-        c, b = self.client, self.robot
+        b = self.robot
         if tau is not None and self.n_joints:
-            c.setJointMotorControlArray(b, self._joint_ids, pb.TORQUE_CONTROL, forces=tau.tolist())
+            self._pb_motor_array(b, self._joint_ids, pb.TORQUE_CONTROL, forces=tau.tolist())
         if F_W is not None:
-            Fl = F_W.tolist()
-            pl = state.p_W.tolist()
-            for i in range(self.n_links):
-                f = Fl[i]
+            force = self._pb_force
+            for i, (f, p) in enumerate(zip(F_W.tolist(), state.p_W.tolist())):
                 if f[0] or f[1] or f[2]:
-                    c.applyExternalForce(b, i - 1, f, pl[i], pb.WORLD_FRAME)
+                    force(b, i - 1, f, p, pb.WORLD_FRAME)
 
     def step_engine(self) -> None:
-        self.client.stepSimulation()
+        self._pb_step()
         self.steps += 1
         self.t = self.steps * self.dt
 

@@ -22,10 +22,15 @@ from ..state import RobotState
 
 
 def _ground_frame(state: RobotState) -> tuple[np.ndarray, np.ndarray]:
-    ax = state.x_axis_W.copy()
-    ax[:, 2] = 0.0
-    t = ax / np.maximum(np.linalg.norm(ax, axis=1, keepdims=True), 1e-12)
-    n = np.stack([-t[:, 1], t[:, 0], np.zeros(len(t))], axis=1)
+    """(t_W, n_W), each (N, 3): the link's x axis projected on the ground plane, and ẑ × t."""
+    ax = state.x_axis_W
+    c, s = ax[:, 0], ax[:, 1]
+    inv = 1.0 / np.maximum(np.sqrt(c * c + s * s), 1e-12)
+    t = np.zeros((len(c), 3))
+    n = np.zeros((len(c), 3))
+    t[:, 0] = n[:, 1] = c * inv
+    t[:, 1] = s * inv
+    n[:, 0] = -t[:, 1]
     return t, n
 
 
