@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .forces.base import power
 from .state import RobotState
 from .world import StepRecord
 
@@ -55,8 +56,8 @@ class Recorder:
         self.work_in += dt * p_in
         self.work_in_abs += dt * abs(p_in)
         p_ext_total = 0.0
-        for name, F in rec.forces.items():
-            p = 0.5 * float(np.einsum("ij,ij->", F, pre.v_W + post.v_W))
+        for name, wrench in rec.forces.items():
+            p = 0.5 * (power(wrench, pre.v_W, pre.w_W) + power(wrench, post.v_W, post.w_W))
             self.work_ext[name] += dt * p
             p_ext_total += p
         self.steps += 1

@@ -11,6 +11,7 @@ import numpy as np
 
 from .controllers import make_controller
 from .errors import Diverged
+from .forces import as_wrench, total
 from .metrics import run_metrics
 from .recorder import Recorder
 from .scenario import Scenario
@@ -34,18 +35,18 @@ class Simulation:
 
     def __init__(self, scenario: Scenario, gui: bool = False, video: str | None = None):
         self.scenario = sc = scenario
-        self.world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, solver_iterations=sc.sim.solver_iterations, gui=gui)
+        self.world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, solver_iterations=sc.sim.solver_iterations, gui=gui,
+                           arena=sc.arena)
         spec = sc.robot
         rng = np.random.default_rng(sc.seed)
         heading = math.radians(sc.init.heading_deg)
-        self.world.load_robot(spec.to_urdf(), [*sc.init.position, spec.rest_height], heading,
-                              spec.link_length, spec.effort)
+        self.world.load_spec(spec, [*sc.init.position, spec.rest_height], heading)
         J = self.world.n_joints
         q0 = rng.uniform(-sc.init.joint_noise, sc.init.joint_noise, J) if sc.init.joint_noise > 0 else np.zeros(J)
         self.world.set_joint_angles(q0)
         self.controller = make_controller(sc.controller_type, sc.controller)
         self.controller.reset(self.world.model, sc.sim.dt)
-        self.forces = {"friction": sc.friction}
+        self.forces = {"friction": sc.friction, **{name: law for name, _, law in sc.forces}}
         self.world.measure_contacts = any(getattr(f, "needs_contact_forces", False) for f in self.forces.values())
         self.recorder = Recorder(sc.sim.n_steps, sc.sim.record_every, self.world.n_links, J, sc.sim.dt,
                                  list(self.forces))
@@ -74,15 +75,16 @@ class Simulation:
 
             bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
         controller, forces, recorder = self.controller, self.forces, self.recorder
+        n_links = w.n_links
         try:
             for k in range(n_steps):
                 tau = controller.act(state)
-                F_parts = {name: law(state, state.t) for name, law in forces.items()}
-                F_W = sum(F_parts.values()) if F_parts else None
-                w.apply(tau, F_W, state)
+                parts = {name: as_wrench(law(state, state.t)) for name, law in forces.items()}
+                wrench = total(list(parts.values()), n_links)
+                w.apply(tau, wrench, state)
                 w.step_engine()
                 new = w.read_state()
-                recorder.on_step(state, StepRecord(tau=tau, forces=F_parts), new)
+                recorder.on_step(state, StepRecord(tau=tau, forces=parts), new)
                 w.check(new, sc.sim.max_kinetic_energy)
                 state = new
                 if bar is not None and k % 500 == 0:
@@ -90,7 +92,7 @@ class Simulation:
                 if self.video is not None:
                     self.video.maybe_capture(k, state)
                 if self.gui is not None:
-                    if not self.gui.update(k, state, F_W):
+                    if not self.gui.update(k, state, wrench.F_W):
                         status = "stopped"
                         break
                     pace(state.t, t0)

@@ -21,7 +21,8 @@ import tomli_w
 
 from .controllers import CONTROLLERS
 from .errors import LabError
-from .forces import FRICTION
+from .arenas import ARENAS
+from .forces import FORCES, FRICTION
 from .robots import ROBOTS
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
@@ -89,6 +90,9 @@ class Scenario:
     init: InitConfig = field(default_factory=InitConfig)
     seed: int = 0
     description: str = ""
+    arena_type: str = "ground"
+    arena: Any = None
+    forces: tuple = ()  # ((name, type, params), …) from [forces.<name>] tables
 
     def to_dict(self) -> dict:
         def plain(obj):
@@ -102,16 +106,20 @@ class Scenario:
                 d[f.name] = v
             return d
 
-        return {
+        d = {
             "name": self.name,
             "description": self.description,
             "seed": self.seed,
             "sim": plain(self.sim),
             "init": plain(self.init),
+            "arena": {"type": self.arena_type, **(plain(self.arena) if self.arena is not None else {})},
             "robot": {"type": self.robot_type, **plain(self.robot)},
             "friction": {"type": self.friction_type, **plain(self.friction)},
             "controller": {"type": self.controller_type, **plain(self.controller)},
         }
+        if self.forces:
+            d["forces"] = {name: {"type": kind, **plain(params)} for name, kind, params in self.forces}
+        return d
 
     def to_toml(self) -> str:
         return tomli_w.dumps(self.to_dict())
@@ -206,7 +214,7 @@ def _typed_section(data: dict, key: str, registry: dict, default_type: str | Non
     return kind, build(cls, table, f"{where}:{key}")
 
 
-TOP_KEYS = ("name", "description", "seed", "sim", "init", "robot", "friction", "controller")
+TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces")
 
 
 def from_dict(data: dict, where: str = "scenario") -> Scenario:
@@ -227,6 +235,16 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
     robot_type, robot = _typed_section(data, "robot", {k: (v,) for k, v in ROBOTS.items()}, None, where)
     friction_type, friction = _typed_section(data, "friction", FRICTION, "coulomb", where)
     controller_type, controller = _typed_section(data, "controller", CONTROLLERS, None, where)
+    arena_type, arena = _typed_section(data, "arena", ARENAS, "ground", where)
+    forces_table = data.get("forces", {})
+    if not isinstance(forces_table, dict):
+        raise LabError(f"{where}:forces", "must be a table of [forces.<name>] tables")
+    forces = []
+    for fname, table in forces_table.items():
+        if fname in ("friction",):
+            raise LabError(f"{where}:forces.{fname}", "name is reserved for the [friction] table")
+        kind, params = _typed_section(forces_table, fname, FORCES, None, f"{where}:forces")
+        forces.append((fname, kind, params))
     # Cross-field check: an explicit friction force is stable only if its linear zone is resolved.
     mu = getattr(friction, "mu_max", None)
     if mu is not None and sim.gravity > 0 and mu > 0:
@@ -238,7 +256,7 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
         raise LabError(f"{where}:sim.duration", f"must be at least one step (dt = {sim.dt} s), got {sim.duration}")
     return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
                     friction_type=friction_type, friction=friction, controller_type=controller_type,
-                    controller=controller)
+                    controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces))
 
 
 def parse_value(text: str):

@@ -38,6 +38,9 @@ class ModelInfo:
     link_length: float
     gravity: float
     effort: float
+    link_names: tuple[str, ...] = ()
+    joint_names: tuple[str, ...] = ()  # the movable joints, in the order of RobotState.q
+    dt: float = 0.0
 
     @property
     def n_links(self) -> int:
@@ -50,7 +53,24 @@ class ModelInfo:
 
     @property
     def n_joints(self) -> int:
-        return self.n_links - 1
+        return len(self.joint_names) if self.joint_names else self.n_links - 1
+
+    def joint_index(self, name: str) -> int:
+        return self.joint_names.index(name)
+
+    def link_index(self, name: str) -> int:
+        return self.link_names.index(name)
+
+
+@dataclass
+class BodyState:
+    """A passive body other than the robot (payload, obstacle), read with the robot's snapshot."""
+
+    p_W: np.ndarray  # (3,) COM
+    quat_W: np.ndarray  # (4,)
+    v_W: np.ndarray  # (3,)
+    w_W: np.ndarray  # (3,)
+    mass: float
 
 
 @dataclass
@@ -66,7 +86,23 @@ class RobotState:
     qd: np.ndarray  # (J,) joint rates
     model: ModelInfo
     fn: np.ndarray | None = None  # (N,) measured ground normal force (previous step's contact solve)
-    extra: dict = field(default_factory=dict)  # other bodies (payload, …) by name
+    extra: dict = field(default_factory=dict)  # other bodies (payload, …) by name → BodyState
+    prev_v_W: np.ndarray | None = None  # the previous snapshot's velocities (for accelerations)
+    prev_w_W: np.ndarray | None = None
+
+    @lazy
+    def a_W(self) -> np.ndarray:
+        """(N, 3) COM accelerations, backward difference over the last step (zeros at the start)."""
+        if self.prev_v_W is None or self.model.dt <= 0:
+            return np.zeros_like(self.v_W)
+        return (self.v_W - self.prev_v_W) / self.model.dt
+
+    @lazy
+    def dw_W(self) -> np.ndarray:
+        """(N, 3) angular accelerations, backward difference over the last step."""
+        if self.prev_w_W is None or self.model.dt <= 0:
+            return np.zeros_like(self.w_W)
+        return (self.w_W - self.prev_w_W) / self.model.dt
 
     @lazy
     def R_WB(self) -> np.ndarray:

@@ -18,7 +18,8 @@ import numpy as np
 from .engine import connect, pb
 
 from .errors import Diverged
-from .state import ModelInfo, RobotState
+from .forces.base import Wrench
+from .state import BodyState, ModelInfo, RobotState
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,8 @@ class StepRecord:
 class World:
     """Owns a BulletClient (DIRECT or GUI), the ground, and one robot loaded from URDF text."""
 
-    def __init__(self, dt: float = 0.001, gravity: float = 9.81, solver_iterations: int = 50, gui: bool = False):
+    def __init__(self, dt: float = 0.001, gravity: float = 9.81, solver_iterations: int = 50, gui: bool = False,
+                 arena=None):
         self.gui = gui
         self.client = connect(gui)
         self.dt = float(dt)
@@ -48,8 +50,14 @@ class World:
         c.setTimeStep(self.dt)
         c.setGravity(0.0, 0.0, -self.gravity)
         c.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), deterministicOverlappingPairs=1)
-        self.ground = self._make_ground()
+        if arena is None:
+            from .arenas import FlatGround
+
+            arena = FlatGround()
+        self.arena = arena
+        self.ground: int | None = arena.build(self)  # the body the robot stands on, None in water
         self.robot: int | None = None
+        self.bodies: dict[str, tuple[int, float]] = {}  # extra bodies: name → (id, mass)
         self.model: ModelInfo | None = None
         self.n_links = 0
         self.n_joints = 0
@@ -69,18 +77,10 @@ class World:
         self._pb_joint_states = bind(pb.getJointStates, physicsClientId=cid)
         self._pb_motor_array = bind(pb.setJointMotorControlArray, physicsClientId=cid)
         self._pb_force = bind(pb.applyExternalForce, physicsClientId=cid)
+        self._pb_torque = bind(pb.applyExternalTorque, physicsClientId=cid)
         self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
-    def _make_ground(self) -> int:
-        c = self.client
-        shape = c.createCollisionShape(pb.GEOM_PLANE)
-        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=[0.82, 0.82, 0.78, 1],
-                                  visualFramePosition=[0, 0, -0.001])
-        ground = c.createMultiBody(0, shape, vis)
-        c.changeDynamics(ground, -1, restitution=0.0)
-        return ground
-
     def load_robot(self, urdf_text: str, base_pos, base_yaw: float, link_length: float, effort: float,
                    engine_friction: float = 0.0) -> int:
         """Load URDF text with the inertia it states, zero damping, and the velocity motors off."""
@@ -96,10 +96,14 @@ class World:
         finally:
             os.unlink(path)
         self.robot = body
-        self.n_joints = c.getNumJoints(body)
-        self.n_links = self.n_joints + 1
-        self._joint_ids = list(range(self.n_joints))
-        self._link_ids = list(range(self.n_joints))
+        n_urdf_joints = c.getNumJoints(body)
+        infos = [c.getJointInfo(body, j) for j in range(n_urdf_joints)]
+        self._joint_ids = [j for j, info in enumerate(infos) if info[2] != pb.JOINT_FIXED]
+        self._link_ids = list(range(n_urdf_joints))
+        self.n_joints = len(self._joint_ids)
+        self.n_links = n_urdf_joints + 1
+        link_names = (c.getBodyInfo(body)[0].decode(), *[info[12].decode() for info in infos])
+        joint_names = tuple(infos[j][1].decode() for j in self._joint_ids)
         mass = np.empty(self.n_links)
         I_B = np.zeros((self.n_links, 3, 3))
         for i, link in enumerate([-1] + self._link_ids):
@@ -114,7 +118,34 @@ class World:
             # Torque control needs the default velocity motors (which hold the joints) disabled.
             c.setJointMotorControlArray(body, self._joint_ids, pb.VELOCITY_CONTROL, forces=[0.0] * self.n_joints)
         self.model = ModelInfo(mass=mass, I_B=I_B, link_length=float(link_length), gravity=self.gravity,
-                               effort=float(effort))
+                               effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt)
+        self._prev = None
+        return body
+
+    def load_spec(self, spec, base_pos, base_yaw: float) -> int:
+        """Load a robot spec: its URDF, its engine friction (default 0: friction comes from the force
+        laws), then its optional ``setup(world, body)`` hook for engine-side extras (gear couplings)."""
+        body = self.load_robot(spec.to_urdf(), base_pos, base_yaw, spec.link_length, spec.effort,
+                               engine_friction=getattr(spec, "engine_friction", 0.0))
+        setup = getattr(spec, "setup", None)
+        if setup is not None:
+            setup(self, body)
+        return body
+
+    def add_body(self, name: str, urdf_text: str, base_pos, base_yaw: float = 0.0) -> int:
+        """Load a passive body (payload, obstacle) that force laws may push by name."""
+        c = self.client
+        fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
+        try:
+            with os.fdopen(fd, "w") as fh:
+                fh.write(urdf_text)
+            body = c.loadURDF(path, basePosition=list(base_pos),
+                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
+                              flags=pb.URDF_USE_INERTIA_FROM_FILE)
+        finally:
+            os.unlink(path)
+        c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0)
+        self.bodies[name] = (body, float(c.getDynamicsInfo(body, -1)[0]))
         return body
 
     def set_joint_angles(self, q) -> None:
@@ -147,20 +178,42 @@ class World:
             fn = np.zeros(self.n_links)
             for cp in self._pb_contacts(bodyA=b, bodyB=self.ground):
                 fn[cp[3] + 1] += cp[9]
-        return RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn)
+        extra = {}
+        for name, (bid, m) in self.bodies.items():
+            bp, bq = self._pb_base_pose(bid)
+            bv, bw = self._pb_base_vel(bid)
+            extra[name] = BodyState(np.array(bp), np.array(bq), np.array(bv), np.array(bw), m)
+        prev = self._prev
+        state = RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn,
+                           extra=extra, prev_v_W=None if prev is None else prev.v_W,
+                           prev_w_W=None if prev is None else prev.w_W)
+        self._prev = state
+        return state
 
     # ------------------------------------------------------------------ acting
-    def apply(self, tau: np.ndarray | None, F_W: np.ndarray | None, state: RobotState) -> None:
-        """Apply joint torques and per-link forces at the COMs. Bullet clears external forces after
-        every stepSimulation, so this runs every step, and it is the only place that applies them."""
+    def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> None:
+        """Apply joint torques and per-link forces (at the COMs) and torques, world frame. Bullet
+        clears external forces after every stepSimulation, so this runs every step, and it is the only
+        place that applies them."""
         b = self.robot
         if tau is not None and self.n_joints:
             self._pb_motor_array(b, self._joint_ids, pb.TORQUE_CONTROL, forces=tau.tolist())
-        if F_W is not None:
-            force = self._pb_force
-            for i, (f, p) in enumerate(zip(F_W.tolist(), state.p_W.tolist())):
-                if f[0] or f[1] or f[2]:
-                    force(b, i - 1, f, p, pb.WORLD_FRAME)
+        if wrench is None:
+            return
+        if not isinstance(wrench, Wrench):
+            wrench = Wrench(wrench)
+        force = self._pb_force
+        for i, (f, p) in enumerate(zip(wrench.F_W.tolist(), state.p_W.tolist())):
+            if f[0] or f[1] or f[2]:
+                force(b, i - 1, f, p, pb.WORLD_FRAME)
+        if wrench.T_W is not None:
+            torque = self._pb_torque
+            for i, tq in enumerate(wrench.T_W.tolist()):
+                if tq[0] or tq[1] or tq[2]:
+                    torque(b, i - 1, tq, pb.WORLD_FRAME)
+        for name, f in wrench.extra.items():
+            bid = self.bodies[name][0]
+            force(bid, -1, list(map(float, f)), state.extra[name].p_W.tolist(), pb.WORLD_FRAME)
 
     def step_engine(self) -> None:
         self._pb_step()
@@ -170,7 +223,7 @@ class World:
     def check(self, state: RobotState, max_kinetic_energy: float) -> None:
         if not state.is_finite():
             raise Diverged(state.t, "non-finite link state (NaN or inf)")
-        if float(state.p_W[:, 2].min()) < FLOOR_LIMIT_M:
+        if self.ground is not None and float(state.p_W[:, 2].min()) < FLOOR_LIMIT_M:
             raise Diverged(state.t, f"a link fell through the floor (z = {state.p_W[:, 2].min():.3f} m)")
         if state.kinetic_energy > max_kinetic_energy:
             raise Diverged(state.t, f"runaway kinetic energy {state.kinetic_energy:.3g} J > {max_kinetic_energy} J")

@@ -83,3 +83,40 @@ def test_state_snapshot_frames(world):
     np.testing.assert_allclose(s.x_axis_W, np.tile([0, 1, 0], (3, 1)), atol=1e-9)
     np.testing.assert_allclose(s.R_WB[:, :, 0], s.x_axis_W, atol=1e-12)
     np.testing.assert_allclose(s.yaw, math.pi / 2, atol=1e-9)
+
+
+def test_world_frame_torque_and_accelerations(world):
+    """A torque T about z on a module on frictionless ground: ω = T t / I_zz; the snapshot's
+    finite-difference angular acceleration equals T / I_zz."""
+    from lab.forces import Wrench
+
+    spec = SnakeSpec()
+    world.load_robot(spec.module_urdf(), [0, 0, spec.rest_height], 0.0, spec.module_length, spec.effort)
+    Izz = spec.mass_props().inertia[2, 2]
+    T = np.array([[0.0, 0.0, 1e-3]])
+    s = world.read_state()
+    for _ in range(100):
+        world.apply(None, Wrench(np.zeros((1, 3)), T), s)
+        world.step_engine()
+        s = world.read_state()
+    assert s.w_W[0, 2] == pytest.approx(1e-3 / Izz * 0.1, rel=tol("world.spin_rel"))
+    assert s.dw_W[0, 2] == pytest.approx(1e-3 / Izz, rel=tol("world.spin_rel"))
+
+
+def test_extra_body_is_read_and_pushed(world):
+    box = """<?xml version="1.0"?><robot name="box"><link name="b"><inertial><mass value="2"/>
+    <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.01" iyz="0" izz="0.01"/></inertial>
+    <collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link></robot>"""
+    from lab.forces import Wrench
+
+    spec = SnakeSpec(n_modules=2)
+    world.load_robot(spec.to_urdf(), [0, 0, spec.rest_height], 0.0, spec.module_length, spec.effort)
+    world.add_body("payload", box, [-0.5, 0, 0.2])
+    world.client.changeDynamics(world.bodies["payload"][0], -1, lateralFriction=0.0)
+    s = world.read_state()
+    assert s.extra["payload"].mass == pytest.approx(2.0)
+    for _ in range(500):
+        world.apply(None, Wrench(np.zeros((2, 3)), extra={"payload": np.array([1.0, 0, 0])}), s)
+        world.step_engine()
+        s = world.read_state()
+    assert s.extra["payload"].v_W[0] == pytest.approx(0.5 * 0.5, rel=1e-3)  # a = F/m = 0.5 m/s², t = 0.5 s
