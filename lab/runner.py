@@ -41,6 +41,12 @@ class Simulation:
         rng = np.random.default_rng(sc.seed)
         heading = math.radians(sc.init.heading_deg)
         self.world.load_spec(spec, [*sc.init.position, spec.rest_height], heading)
+        if sc.payload is not None:
+            from .trials.drag import payload_position, payload_urdf
+
+            pid = self.world.add_body("payload", payload_urdf(sc.payload), payload_position(sc, spec), heading)
+            # the payload keeps real engine friction on the ground: it is not part of the robot model
+            self.world.client.changeDynamics(pid, -1, lateralFriction=sc.payload.friction, restitution=0.0)
         J = self.world.n_joints
         q0 = rng.uniform(-sc.init.joint_noise, sc.init.joint_noise, J) if sc.init.joint_noise > 0 else np.zeros(J)
         self.world.set_joint_angles(q0)
@@ -76,6 +82,12 @@ class Simulation:
             bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
         controller, forces, recorder = self.controller, self.forces, self.recorder
         n_links = w.n_links
+        course_done = None
+        if sc.course is not None:
+            from .trials.drag import heading_unit
+
+            u, com0 = heading_unit(sc), state.com_W[:2].copy()
+            course_done = lambda s: float((s.com_W[:2] - com0) @ u) >= sc.course.length  # noqa: E731
         try:
             for k in range(n_steps):
                 tau = controller.act(state)
@@ -87,6 +99,8 @@ class Simulation:
                 recorder.on_step(state, StepRecord(tau=tau, forces=parts), new)
                 w.check(new, sc.sim.max_kinetic_energy)
                 state = new
+                if course_done is not None and k % 50 == 0 and course_done(state):
+                    break
                 if bar is not None and k % 500 == 0:
                     bar.update(min(500, n_steps - bar.n))
                 if self.video is not None:
@@ -121,6 +135,10 @@ class Simulation:
         if status == "diverged":
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
         metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy)))
+        if sc.course is not None:
+            from .trials.drag import drag_metrics
+
+            metrics.update(drag_metrics(series, sc))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
 

@@ -78,6 +78,43 @@ class InitConfig:
 
 
 @dataclass(frozen=True)
+class PayloadConfig:
+    """A box dragged by the robot (Wang 2011 §4.3's unknown load): placed ``distance`` behind the
+    tail, on the ground with engine friction ``friction`` (the ground's own coefficient is 1, Bullet
+    multiplies the two), unknown to the controller."""
+
+    mass: float = 1.0
+    size: tuple[float, float, float] = (0.1, 0.08, 0.05)
+    friction: float = 0.3
+    distance: float = 0.15
+
+    def __post_init__(self):
+        if not 0.001 <= self.mass <= 1000.0:
+            raise ValueError(f"mass: must be in [0.001, 1000] kg, got {self.mass}")
+        if len(self.size) != 3 or not all(0.005 <= x <= 5.0 for x in self.size):
+            raise ValueError(f"size: must be three edge lengths in [0.005, 5] m, got {list(self.size)}")
+        if not 0.0 <= self.friction <= 5.0:
+            raise ValueError(f"friction: must be in [0, 5], got {self.friction}")
+        if not 0.0 <= self.distance <= 10.0:
+            raise ValueError(f"distance: must be in [0, 10] m, got {self.distance}")
+
+
+@dataclass(frozen=True)
+class CourseConfig:
+    """A straight course along the initial heading: the run ends when the robot's COM has advanced
+    ``length`` (Wang 2011 §4.3: 60 cm in two 30 cm halves)."""
+
+    length: float = 0.6
+    halves: int = 2
+
+    def __post_init__(self):
+        if not 0.01 <= self.length <= 1000.0:
+            raise ValueError(f"length: must be in [0.01, 1000] m, got {self.length}")
+        if not 1 <= self.halves <= 100:
+            raise ValueError(f"halves: must be in [1, 100], got {self.halves}")
+
+
+@dataclass(frozen=True)
 class Scenario:
     name: str
     robot_type: str
@@ -93,6 +130,8 @@ class Scenario:
     arena_type: str = "ground"
     arena: Any = None
     forces: tuple = ()  # ((name, type, params), …) from [forces.<name>] tables
+    payload: PayloadConfig | None = None
+    course: CourseConfig | None = None
 
     def to_dict(self) -> dict:
         def plain(obj):
@@ -117,6 +156,10 @@ class Scenario:
             "friction": {"type": self.friction_type, **plain(self.friction)},
             "controller": {"type": self.controller_type, **plain(self.controller)},
         }
+        if self.payload is not None:
+            d["payload"] = plain(self.payload)
+        if self.course is not None:
+            d["course"] = plain(self.course)
         if self.forces:
             d["forces"] = {name: {"type": kind, **plain(params)} for name, kind, params in self.forces}
         return d
@@ -214,7 +257,8 @@ def _typed_section(data: dict, key: str, registry: dict, default_type: str | Non
     return kind, build(cls, table, f"{where}:{key}")
 
 
-TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces")
+TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces",
+            "payload", "course")
 
 
 def from_dict(data: dict, where: str = "scenario") -> Scenario:
@@ -254,9 +298,17 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
                            f"at mu = {mu}: the explicit friction force needs dt < 2·slip_tol/(mu·g) = {dt_max:.4g} s")
     if sim.duration < sim.dt:
         raise LabError(f"{where}:sim.duration", f"must be at least one step (dt = {sim.dt} s), got {sim.duration}")
+    payload = build(PayloadConfig, data["payload"], f"{where}:payload") if "payload" in data else None
+    course = build(CourseConfig, data["course"], f"{where}:course") if "course" in data else None
+    for fname, kind, params in forces:
+        body = getattr(params, "body", None)
+        if body is not None and (body != "payload" or payload is None):
+            raise LabError(f"{where}:forces.{fname}.body",
+                           f"names body {body!r}, but the scenario has no such body (a [payload] table is 'payload')")
     return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
                     friction_type=friction_type, friction=friction, controller_type=controller_type,
-                    controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces))
+                    controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces),
+                    payload=payload, course=course)
 
 
 def parse_value(text: str):

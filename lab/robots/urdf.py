@@ -158,3 +158,13 @@ def planar_chain_urdf(
         )
     out.append("</robot>\n")
     return "".join(out)
+
+
+def box_urdf(name: str, mass: float, size, rgba=(0.35, 0.35, 0.40, 1.0)) -> str:
+    """A single solid box (a payload), inertia from the closed form."""
+    mp = box(mass, tuple(size))
+    return (f'<?xml version="1.0"?>\n<robot name="{name}">\n' + material_xml("load", rgba)
+            + f'  <link name="{name}">\n' + inertial_xml(mp)
+            + f'    <visual><geometry><box size="{vec(size)}"/></geometry><material name="load"/></visual>\n'
+            + f'    <collision><geometry><box size="{vec(size)}"/></geometry></collision>\n'
+            + "  </link>\n</robot>\n")
