@@ -44,3 +44,33 @@ def run_metrics(series: dict, balance: dict) -> dict:
         m["joints.amplitude_mean_rad"] = float((0.5 * (q2.max(axis=0) - q2.min(axis=0))).mean())
         m["joints.torque_rms_Nm"] = float(np.sqrt((series["tau"][h] ** 2).mean()))
     return m
+
+
+def gait_metrics(series: dict, scenario) -> dict:
+    """Seed-001 analyses of a snake gait: rhythm onset (eq. 16), turning circle (Fig 8), and the
+    η2 interpretations (Table 2). Skipped for robots without a joint chain."""
+    if series["q"].shape[1] < 2 or len(series["t"]) < 3:
+        return {}
+    from .analysis.energy import eta2_interpretations
+    from .analysis.recurrence import rhythm_metrics
+    from .analysis.turning import turning_metrics
+
+    m = {}
+    m.update(rhythm_metrics(series))
+    m.update(eta2_interpretations(series))
+    omega = getattr(scenario.controller, "xd_omega", None) or getattr(scenario.controller, "omega", None)
+    m.update(turning_metrics(series, period=2 * np.pi / omega if omega else None))
+    return m
+
+
+def json_safe(metrics: dict) -> dict:
+    """Strict JSON has no NaN or Infinity: a metric that is undefined (no rhythm yet) or unbounded
+    (a straight path's turning radius) is written as null."""
+    out = {}
+    for k, v in metrics.items():
+        if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+            v = None
+        elif isinstance(v, np.generic):
+            v = v.item()
+        out[k] = v
+    return out

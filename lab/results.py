@@ -87,10 +87,13 @@ def write_run(out: Path, result, plots: bool = True) -> Path:
     with atomic_dir(out) as tmp:
         (tmp / "scenario.toml").write_text(result.scenario.to_toml(), encoding="utf-8")
         (tmp / "timeseries.csv").write_text(timeseries_csv(result.series), encoding="utf-8")
-        metrics = dict(result.metrics)
+        from .metrics import json_safe
+
+        metrics = json_safe(result.metrics)
         if result.error:
             metrics["error"] = result.error
-        (tmp / "metrics.json").write_text(json.dumps(metrics, indent=2, sort_keys=True, default=_json_default) + "\n")
+        (tmp / "metrics.json").write_text(
+            json.dumps(metrics, indent=2, sort_keys=True, default=_json_default, allow_nan=False) + "\n")
         if plots and len(result.series["t"]) > 1:
             from .analysis.plots import run_plots
 

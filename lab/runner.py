@@ -12,7 +12,7 @@ import numpy as np
 from .controllers import make_controller
 from .errors import Diverged
 from .forces import as_wrench, total
-from .metrics import run_metrics
+from .metrics import gait_metrics, run_metrics
 from .recorder import Recorder
 from .scenario import Scenario
 from .world import StepRecord, World, pace
@@ -135,6 +135,7 @@ class Simulation:
         if status == "diverged":
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
         metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy)))
+        metrics.update(gait_metrics(series, sc))
         if sc.course is not None:
             from .trials.drag import drag_metrics
 
