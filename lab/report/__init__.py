@@ -1,0 +1,20 @@
+"""``lab report``: a registry of sections, each reproducing one paper's figures and numbers.
+
+Register a section from the module that owns the feature::
+
+    from lab.report import Row, SectionResult, section
+
+    @section("seed001", title="…", paper="Wang et al. 2011")
+    def seed001(ctx):
+        runs = ctx.run_many([("startup", "snake_passive_creeping", {"sim.duration": 30})])
+        fig = ctx.save_figure(make_figure(runs["startup"]), "startup", caption="…")
+        return SectionResult(body="…", figures=[fig], table=[Row("E mean", "0.9 J", "1.0 J", "pass")])
+
+and add the module to :data:`lab.report.core.SECTION_MODULES`.
+"""
+
+from .cli import add_cli
+from .core import SECTIONS, Context, Figure, Row, SectionResult, build_report, load_sections, section
+
+__all__ = ["add_cli", "SECTIONS", "Context", "Figure", "Row", "SectionResult", "build_report", "load_sections",
+           "section"]

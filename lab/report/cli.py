@@ -1,0 +1,40 @@
+"""``lab report``: build the report from the registered sections."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from ..errors import LabError
+
+
+def add_cli(subparsers) -> None:
+    p = subparsers.add_parser("report", help="run the report sections and write report.md and report.html",
+                              description="Reproduce the papers' figures and numbers, section by section, into "
+                                          "one report (markdown + self-contained HTML).")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="output folder (default: runs/report-<time>)")
+    p.add_argument("--only", nargs="+", default=None, metavar="SECTION", help="build only these sections")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="parallel runs on a dask LocalCluster (default: number of CPUs; 1 = in this process)")
+    p.add_argument("--quick", action="store_true", help="tiny runs: checks the pipeline, numbers not comparable")
+    p.add_argument("--list", action="store_true", help="list the sections")
+    p.set_defaults(handler=cmd_report)
+
+
+def cmd_report(args) -> int:
+    from .core import build_report, load_sections
+    from .render import timing_line
+
+    if args.list:
+        for s in load_sections().values():
+            print(f"{s.key:<12} {s.title}" + (f"  [{s.paper}]" if s.paper else ""))
+        return 0
+    workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
+    if not 1 <= workers <= 256:
+        raise LabError("--workers", f"must be in [1, 256], got {workers}")
+    out = args.out or Path("runs") / f"report-{time.strftime('%Y%m%d-%H%M%S')}"
+    outcomes, total = build_report(out, only=args.only, workers=workers, quick=args.quick,
+                                   on_section=lambda oc: print(timing_line(oc), flush=True))
+    print(f"report.md, report.html in {out}/ (total wall time {total:.1f} s)")
+    return 1 if any(oc.error for oc in outcomes) else 0

@@ -1,0 +1,197 @@
+"""The report's registry and build loop.
+
+A section is a function registered with :func:`section`; it receives a :class:`Context` (output
+folder, ``run_many`` to run scenarios, ``save_figure``) and returns a :class:`SectionResult`: markdown
+text, figures and a table comparing lab values with the paper's. Sections live in the modules of the
+features they report on (e.g. :mod:`lab.trials.seed001_report`) and are listed in
+:data:`SECTION_MODULES`, imported only when a report is built.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..errors import LabError
+
+log = logging.getLogger(__name__)
+
+SECTION_MODULES = ("lab.trials.seed001_report",)
+MARKS = ("pass", "warn", "fail", "info")
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of a section's comparison table. ``mark``: pass (agrees within the stated tolerance),
+    warn (disagrees: the note says how and why, as far as known), fail, info (nothing to compare)."""
+
+    quantity: str
+    lab: str
+    paper: str
+    mark: str
+    note: str = ""
+
+    def __post_init__(self):
+        if self.mark not in MARKS:
+            raise ValueError(f"mark: must be one of {', '.join(MARKS)}, got {self.mark!r}")
+
+
+@dataclass(frozen=True)
+class Figure:
+    path: Path
+    caption: str = ""
+
+
+@dataclass
+class SectionResult:
+    body: str = ""  # markdown
+    figures: list[Figure] = field(default_factory=list)
+    table: list[Row] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    paper: str
+    func: Callable
+
+
+@dataclass
+class SectionOutcome:
+    section: Section
+    result: SectionResult
+    wall_s: float
+    error: str = ""
+
+
+SECTIONS: dict[str, Section] = {}
+
+
+def section(key: str, title: str, paper: str = ""):
+    """Register ``func(ctx) -> SectionResult`` as report section ``key`` (order of registration)."""
+    if not _NAME_RE.match(key):
+        raise ValueError(f"section key must be letters, digits, '_', '.', '-', got {key!r}")
+
+    def deco(func):
+        SECTIONS[key] = Section(key, title, paper, func)
+        return func
+
+    return deco
+
+
+def load_sections() -> dict[str, Section]:
+    for mod in SECTION_MODULES:
+        importlib.import_module(mod)
+    return SECTIONS
+
+
+class Context:
+    """What a section may use. ``run_many`` runs scenarios (in parallel on a dask LocalCluster when
+    ``workers > 1``, in this process otherwise) and writes each run under ``out/runs/<name>``."""
+
+    def __init__(self, out: Path, quick: bool = False, workers: int = 1):
+        self.out = Path(out).resolve()
+        self.quick = quick
+        self.workers = max(1, int(workers))
+        self.section = ""
+        self._executor = None
+        self._done: dict[str, tuple] = {}  # name -> (scenario, result): runs shared between sections
+
+    def run_many(self, runs: list[tuple[str, str, dict | list]]) -> dict:
+        """``[(name, scenario_name, overrides)]`` → ``{name: RunResult}``. A run that crashes fails the
+        section (a diverged run is returned: it is a result)."""
+        from .. import scenario as scn
+        from ..trials.execute import Executor, Task, run_local
+
+        tasks, out = [], {}
+        for name, scenario_name, overrides in runs:
+            if not _NAME_RE.match(name):
+                raise ValueError(f"run name must be letters, digits, '_', '.', '-', got {name!r}")
+            sc = scn.load(scenario_name, overrides)
+            if name in self._done:
+                if self._done[name][0] != sc:
+                    raise ValueError(f"run name {name!r} already used for a different scenario")
+                out[name] = self._done[name][1]
+                continue
+            tasks.append(Task(run_id=name, scenario=sc, info={}, run_dir=str(self.out / "runs" / name),
+                              keep_result=True))
+        if len(tasks) > 1 and self.workers > 1:
+            if self._executor is None:
+                self._executor = Executor(workers=min(self.workers, len(tasks))).__enter__()
+            finished = self._executor.run(tasks)
+        else:
+            finished = run_local(tasks)
+        failed = []
+        for task, row, result in finished:
+            if row["status"] == "failed" or result is None:
+                failed.append(f"{task.run_id}: {row.get('error', 'no result')}")
+                continue
+            self._done[task.run_id] = (task.scenario, result)
+            out[task.run_id] = result
+        if failed:
+            raise RuntimeError("run failed: " + "; ".join(failed))
+        return out
+
+    def save_figure(self, fig, name: str, caption: str = "") -> Figure:
+        """Save a matplotlib figure as ``figures/<section>_<name>.png`` and close it."""
+        import matplotlib.pyplot as plt
+
+        path = self.out / "figures" / f"{self.section}_{name}.png"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return Figure(path, caption)
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+
+
+def build_report(out: Path, only: list[str] | None = None, workers: int = 1, quick: bool = False,
+                 on_section: Callable[[SectionOutcome], None] | None = None) -> tuple[list[SectionOutcome], float]:
+    """Run the sections, write ``report.md`` and ``report.html``; returns the outcomes and total wall time.
+    A section that raises is reported as failed and the others still run."""
+    from ..trials.execute import one_line
+    from . import render
+
+    sections = load_sections()
+    keys = list(only) if only else list(sections)
+    for k in keys:
+        if k not in sections:
+            raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    ctx = Context(out, quick=quick, workers=workers)
+    outcomes = []
+    t_all = time.perf_counter()
+    try:
+        for k in keys:
+            sec = sections[k]
+            ctx.section = k
+            t0 = time.perf_counter()
+            try:
+                res, err = sec.func(ctx), ""
+            except KeyboardInterrupt:
+                raise
+            except Exception as exc:  # one broken section must not cost the whole report
+                log.info("section %s failed", k, exc_info=True)  # the traceback with `lab -v report`
+                res, err = SectionResult(), one_line(exc)
+            oc = SectionOutcome(sec, res, time.perf_counter() - t0, err)
+            outcomes.append(oc)
+            if on_section:
+                on_section(oc)
+    finally:
+        ctx.close()
+    total = time.perf_counter() - t_all
+    meta = {"quick": quick, "workers": workers, "total_s": total, "generated": time.strftime("%Y-%m-%d %H:%M:%S")}
+    render.write(out, outcomes, meta)
+    return outcomes, total

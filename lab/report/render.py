@@ -1,0 +1,190 @@
+"""``report.md`` (figures linked) and a self-contained ``report.html`` (figures embedded as base64,
+plain HTML + CSS). Section bodies are a small markdown subset converted here, so the report needs no
+extra dependency: headings, paragraphs, ``-`` lists, ``**bold**``, ``*italic*``, `` `code` ``."""
+
+from __future__ import annotations
+
+import base64
+import html
+import os
+import re
+from pathlib import Path
+
+from ..results import write_text_atomic
+from .core import SectionOutcome
+
+MARK_SYMBOL = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "info": "ℹ️ info"}
+
+CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 980px; margin: 2em auto;
+       padding: 0 1em; color: #222; line-height: 1.45; }
+h1 { border-bottom: 2px solid #444; padding-bottom: .2em; }
+h2 { border-bottom: 1px solid #bbb; padding-bottom: .15em; margin-top: 2em; }
+.meta, .timing { color: #666; font-size: .9em; }
+table { border-collapse: collapse; margin: 1em 0; font-size: .92em; width: 100%; }
+th, td { border: 1px solid #ccc; padding: .3em .55em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+td.pass { background: #e6f4ea; } td.warn { background: #fff4d6; } td.fail { background: #fde2e1; }
+td.info { background: #eef1f6; }
+figure { margin: 1.2em 0; text-align: center; }
+figure img { max-width: 100%; border: 1px solid #ddd; }
+figcaption { color: #555; font-size: .9em; margin-top: .3em; }
+code { background: #f4f4f4; padding: 0 .25em; border-radius: 3px; }
+.error { background: #fde2e1; padding: .5em .8em; border-left: 4px solid #c0392b; }
+"""
+
+
+def counts(oc: SectionOutcome) -> dict:
+    c = {m: 0 for m in MARK_SYMBOL}
+    for r in oc.result.table:
+        c[r.mark] += 1
+    return c
+
+
+def _counts_text(oc: SectionOutcome) -> str:
+    return ", ".join(f"{n} {m}" for m, n in counts(oc).items() if n) or "no table"
+
+
+def timing_line(oc: SectionOutcome) -> str:
+    state = f"FAILED: {oc.error}" if oc.error else _counts_text(oc)
+    return f"{oc.section.key}: {oc.wall_s:.1f} s ({state})"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+QUICK_NOTE = "quick mode (short runs: the numbers are not comparable with the papers)"
+
+
+def to_markdown(out: Path, outcomes: list[SectionOutcome], meta: dict) -> str:
+    mode = QUICK_NOTE if meta["quick"] else "full runs"
+    lines = ["# Lab report", "",
+             f"Generated {meta['generated']} · {mode} · {meta['workers']} worker(s) · "
+             f"total wall time {meta['total_s']:.1f} s", "",
+             "| section | title | marks | time |", "|---|---|---|---|"]
+    for oc in outcomes:
+        lines.append(f"| {oc.section.key} | {_cell(oc.section.title)} | "
+                     f"{'FAILED' if oc.error else _counts_text(oc)} | {oc.wall_s:.1f} s |")
+    for oc in outcomes:
+        s = oc.section
+        lines += ["", f"## {s.key} — {s.title}", ""]
+        if s.paper:
+            lines += [f"*Paper: {s.paper}*", ""]
+        lines += [f"Time: {oc.wall_s:.1f} s", ""]
+        if oc.error:
+            lines += [f"**Section failed:** `{oc.error}`", ""]
+        if oc.result.body:
+            lines += [oc.result.body.strip(), ""]
+        for f in oc.result.figures:
+            rel = os.path.relpath(f.path, out)
+            lines += [f"![{Path(f.path).stem}]({rel})", ""]
+            if f.caption:
+                lines += [f"*{f.caption}*", ""]
+        if oc.result.table:
+            lines += ["| quantity | lab | paper | mark | note |", "|---|---|---|---|---|"]
+            for r in oc.result.table:
+                lines.append(f"| {_cell(r.quantity)} | {_cell(r.lab)} | {_cell(r.paper)} | {MARK_SYMBOL[r.mark]} | "
+                             f"{_cell(r.note)} |")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ------------------------------------------------------------------ markdown subset → HTML
+
+
+def inline(text: str) -> str:
+    """Escape, then `code`, **bold**, *italic* (code spans are protected from the other two)."""
+    parts = re.split(r"(`[^`]+`)", text)
+    out = []
+    for p in parts:
+        if p.startswith("`") and p.endswith("`") and len(p) > 1:
+            out.append(f"<code>{html.escape(p[1:-1])}</code>")
+            continue
+        p = html.escape(p)
+        p = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", p)
+        p = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", p)
+        out.append(p)
+    return "".join(out)
+
+
+def md_to_html(md: str) -> str:
+    blocks, para, items = [], [], []
+
+    def flush():
+        if para:
+            blocks.append(f"<p>{inline(' '.join(para))}</p>")
+            para.clear()
+        if items:
+            blocks.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in items) + "</ul>")
+            items.clear()
+
+    for line in md.splitlines():
+        s = line.strip()
+        m = re.match(r"^(#{1,4})\s+(.*)$", s)
+        if not s:
+            flush()
+        elif m:
+            flush()
+            level = min(len(m.group(1)) + 2, 6)  # section bodies sit under <h2>
+            blocks.append(f"<h{level}>{inline(m.group(2))}</h{level}>")
+        elif re.match(r"^[-*]\s+", s):
+            if para:
+                flush()
+            items.append(re.sub(r"^[-*]\s+", "", s))
+        elif items and line.startswith(("  ", "\t")):
+            items[-1] += " " + s  # continuation of a list item
+        else:
+            if items:
+                flush()
+            para.append(s)
+    flush()
+    return "\n".join(blocks)
+
+
+def _img(path: Path) -> str:
+    data = base64.b64encode(Path(path).read_bytes()).decode("ascii")
+    return f"data:image/png;base64,{data}"
+
+
+def to_html(outcomes: list[SectionOutcome], meta: dict) -> str:
+    e = html.escape
+    mode = QUICK_NOTE if meta["quick"] else "full runs"
+    h = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', "<title>Lab report</title>",
+         f"<style>{CSS}</style></head><body>", "<h1>Lab report</h1>",
+         f'<p class="meta">Generated {e(meta["generated"])} · {e(mode)} · {meta["workers"]} worker(s) · '
+         f'total wall time {meta["total_s"]:.1f} s</p>',
+         "<table><tr><th>section</th><th>title</th><th>marks</th><th>time</th></tr>"]
+    for oc in outcomes:
+        h.append(f'<tr><td><a href="#{e(oc.section.key)}">{e(oc.section.key)}</a></td><td>{e(oc.section.title)}</td>'
+                 f"<td>{'FAILED' if oc.error else e(_counts_text(oc))}</td><td>{oc.wall_s:.1f} s</td></tr>")
+    h.append("</table>")
+    for oc in outcomes:
+        s = oc.section
+        h.append(f'<h2 id="{e(s.key)}">{e(s.key)} — {e(s.title)}</h2>')
+        if s.paper:
+            h.append(f"<p><em>Paper: {e(s.paper)}</em></p>")
+        h.append(f'<p class="timing">Time: {oc.wall_s:.1f} s</p>')
+        if oc.error:
+            h.append(f'<p class="error"><strong>Section failed:</strong> <code>{e(oc.error)}</code></p>')
+        if oc.result.body:
+            h.append(md_to_html(oc.result.body))
+        for f in oc.result.figures:
+            h.append(f'<figure><img src="{_img(f.path)}" alt="{e(f.caption or Path(f.path).stem)}">'
+                     + (f"<figcaption>{inline(f.caption)}</figcaption>" if f.caption else "") + "</figure>")
+        if oc.result.table:
+            h.append("<table><tr><th>quantity</th><th>lab</th><th>paper</th><th>mark</th><th>note</th></tr>")
+            for r in oc.result.table:
+                h.append(f"<tr><td>{inline(r.quantity)}</td><td>{inline(r.lab)}</td><td>{inline(r.paper)}</td>"
+                         f'<td class="{r.mark}">{e(MARK_SYMBOL[r.mark])}</td><td>{inline(r.note)}</td></tr>')
+            h.append("</table>")
+    h.append("</body></html>")
+    return "\n".join(h) + "\n"
+
+
+def write(out: Path, outcomes: list[SectionOutcome], meta: dict) -> tuple[Path, Path]:
+    out = Path(out)
+    md, page = out / "report.md", out / "report.html"
+    write_text_atomic(md, to_markdown(out, outcomes, meta))
+    write_text_atomic(page, to_html(outcomes, meta))
+    return md, page

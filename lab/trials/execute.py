@@ -1,0 +1,341 @@
+"""Running many scenarios: one run per dask task, collected as they finish.
+
+:func:`run_task` is what a worker executes: run one scenario, write its folder atomically, write its
+row file, and return the row (plus the :class:`~lab.runner.RunResult` when asked). The row is written
+by the worker, right after the run folder, so a run that has finished is never run again on resume,
+even if the client was interrupted before hearing about it.
+
+:class:`Executor` is the same code path for a local cluster (``LocalCluster(n_workers=N,
+threads_per_worker=1, processes=True)``: one process per run in flight, since PyBullet and the step
+loop are single-threaded and hold the GIL) and for a running scheduler (``Client(address)``).
+:func:`run_sweep` is the ``lab sweep`` loop on top: resume, progress bar, tables, Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from ..results import write_json_atomic, write_text_atomic
+from ..scenario import Scenario
+from . import table
+
+log = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+TABLE_EVERY_S = 2.0  # rebuild the tables at most this often while running (always at the end)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One run, as shipped to a worker. Paths are absolute: a worker's cwd is not the client's."""
+
+    run_id: str
+    scenario: Scenario
+    info: dict  # columns identifying the run in its row: axis values, seed
+    run_dir: str | None = None  # write the run folder here (atomically)
+    row_file: str | None = None  # write the row here (atomically)
+    events: str | None = None  # append "start"/"done" lines here (resume audit)
+    session: str = ""
+    plots: bool = False
+    keep_result: bool = False  # return the RunResult (series and all) to the client
+
+
+def one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+
+
+def _event(path: str | None, session: str, what: str, run_id: str) -> None:
+    """Append one line with O_APPEND: lines from concurrent workers never interleave."""
+    if not path:
+        return
+    line = f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {session} {what} {run_id} pid={os.getpid()}\n"
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, line.encode())
+    finally:
+        os.close(fd)
+
+
+def make_row(task: Task, status: str, error: str, metrics: dict, wall: float) -> dict:
+    row = {"run_id": task.run_id, **task.info, **metrics}
+    row.update(status=status, error=error, task_wall_s=float(wall), worker=f"{socket.gethostname()}:{os.getpid()}")
+    return row
+
+
+def run_task(task: Task):
+    """Worker side. Returns ``(row, result_or_None)``; never raises for a failing run: the failure is
+    the row's ``status = "failed"`` with a one-line ``error``, and the sweep carries on."""
+    from ..results import write_run
+    from ..runner import run_scenario
+
+    t0 = time.perf_counter()
+    _event(task.events, task.session, "start", task.run_id)
+    result = None
+    try:
+        result = run_scenario(task.scenario)
+        if task.run_dir:
+            write_run(Path(task.run_dir), result, plots=task.plots)
+        status, error, metrics = result.status, result.error, dict(result.metrics)
+    except Exception as exc:  # a crash in one run is data, not the end of the sweep
+        log.debug("run %s failed", task.run_id, exc_info=True)
+        status, error, metrics = "failed", one_line(exc), {}
+    row = make_row(task, status, error, metrics, time.perf_counter() - t0)
+    if task.row_file:
+        write_json_atomic(Path(task.row_file), row)
+    _event(task.events, task.session, "done", task.run_id)
+    return row, (result if task.keep_result else None)
+
+
+def _warm_up() -> None:
+    """Import the engine once per worker before the first task (so run times are comparable) and
+    keep the runs' own warnings (a diverged run) out of the terminal: the rows carry them."""
+    import warnings
+
+    from .. import runner  # noqa: F401
+
+    warnings.filterwarnings("ignore")
+    logging.getLogger("lab").setLevel(logging.ERROR)
+
+
+def _local_worker_setup() -> None:
+    """Worker processes of *our* LocalCluster ignore SIGINT: a terminal's Ctrl-C reaches the whole
+    process group, and the client, not each worker, should handle it (cancel, close, keep rows).
+    Otherwise every worker prints a KeyboardInterrupt traceback on its way down."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _warm_up()
+
+
+WORKER_WARNINGS = "ignore::DeprecationWarning,ignore::FutureWarning,ignore::UserWarning"
+
+
+@contextmanager
+def worker_environment():
+    """Worker processes inherit the environment when they are spawned: start them with library
+    warnings off (they would interleave with the progress bar), then restore ours."""
+    old = os.environ.get("PYTHONWARNINGS")
+    os.environ["PYTHONWARNINGS"] = WORKER_WARNINGS if old is None else f"{old},{WORKER_WARNINGS}"
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONWARNINGS", None)
+        else:
+            os.environ["PYTHONWARNINGS"] = old
+
+
+def quiet_dask() -> None:
+    """Readable output: nothing from distributed's loggers in this process (its shutdown after Ctrl-C
+    logs comm errors that are expected); the workers are silenced by ``silence_logs``. Importing
+    distributed configures its loggers, so import it first, then turn them down."""
+    import distributed  # noqa: F401
+
+    for name in ("distributed", "distributed.nanny", "distributed.scheduler", "distributed.worker",
+                 "distributed.core", "distributed.comm", "tornado", "bokeh"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+class Executor:
+    """A dask client on a fresh LocalCluster (``workers`` processes) or on ``scheduler``'s cluster."""
+
+    def __init__(self, workers: int | None = None, scheduler: str | None = None):
+        self.workers = workers
+        self.scheduler = scheduler
+        self.cluster = None
+        self.client = None
+
+    def __enter__(self) -> Executor:
+        try:
+            self._open()
+        except BaseException:  # Ctrl-C or a failure half-way through start-up: leave no processes behind
+            self.close()
+            raise
+        return self
+
+    def _open(self) -> None:
+        quiet_dask()
+        from distributed import Client, LocalCluster
+
+        if self.scheduler:
+            from ..errors import LabError
+
+            try:
+                self.client = Client(self.scheduler, timeout="10s")
+            except OSError as exc:
+                raise LabError("--scheduler", f"cannot reach {self.scheduler}: {exc}") from None
+        else:
+            with worker_environment():
+                self.cluster = LocalCluster(n_workers=self.workers or 1, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.CRITICAL)
+            self.client = Client(self.cluster)
+        # On a scheduler we do not own, leave the workers' signal handling alone.
+        self.client.run(_warm_up if self.scheduler else _local_worker_setup)
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        # Runs still queued were cancelled by run(); the client goes first, then the cluster we started.
+        for obj in (self.client, self.cluster):
+            if obj is not None:
+                try:
+                    obj.close(timeout=20)
+                except Exception as exc:  # closing after Ctrl-C may find comms already gone
+                    log.debug("close %s: %s", type(obj).__name__, exc)
+        self.client = self.cluster = None
+
+    def describe(self) -> str:
+        n = len(self.client.scheduler_info(n_workers=-1).get("workers", {})) if self.client else 0
+        where = self.scheduler or "LocalCluster"
+        return f"{where} with {n} worker{'s' * (n != 1)}"
+
+    def run(self, tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
+        """Submit every task; yield ``(task, row, result)`` in the order they finish. A task whose
+        worker died (KilledWorker after dask's retries) comes back as a failed row."""
+        from distributed import as_completed
+
+        futures = {}
+        try:
+            for t in tasks:
+                fut = self.client.submit(run_task, t, key=f"lab-run-{t.run_id}-{t.session}", pure=False)
+                futures[fut.key] = (fut, t)
+            for fut in as_completed([f for f, _ in futures.values()]):
+                task = futures[fut.key][1]
+                try:
+                    row, result = fut.result()
+                except Exception as exc:
+                    row, result = make_row(task, "failed", one_line(exc), {}, 0.0), None
+                    if task.row_file:
+                        write_json_atomic(Path(task.row_file), row)
+                fut.release()
+                yield task, row, result
+        finally:
+            pending = [f for f, _ in futures.values() if not f.done()]
+            if pending and self.client is not None:
+                try:
+                    self.client.cancel(pending)
+                except Exception as exc:
+                    log.debug("cancel: %s", exc)
+
+
+def run_local(tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
+    """The same tasks in this process, one after the other (no cluster start-up for small jobs)."""
+    for t in tasks:
+        row, result = run_task(t)
+        yield t, row, result
+
+
+# ------------------------------------------------------------------ lab sweep
+
+
+def _status_counts(rows: dict) -> dict:
+    counts = {"ok": 0, "diverged": 0, "failed": 0}
+    for r in rows.values():
+        counts[r.get("status", "failed")] = counts.get(r.get("status", "failed"), 0) + 1
+    return counts
+
+
+def _remove_partials(runs: Path) -> None:
+    """A worker killed while writing leaves a hidden ``.<run>.*.partial`` folder (see
+    lab.results.atomic_dir); on resume nothing else writes here, so they are debris."""
+    import shutil
+
+    if runs.is_dir():
+        for p in runs.glob(".*.partial"):
+            shutil.rmtree(p, ignore_errors=True)
+
+
+def write_definition(out: Path, sweep, specs) -> None:
+    import tomli_w
+
+    write_text_atomic(out / "sweep.toml", "# resolved sweep definition, written by `lab sweep`; "
+                      "`lab sweep sweep.toml --out <this folder>` resumes it\n" + tomli_w.dumps(sweep.to_dict()))
+    write_json_atomic(out / "runs.json", [{"run_id": s.run_id, "index": s.index, "seed": s.seed, "point": s.point,
+                                           "overrides": s.overrides} for s in specs])
+
+
+def run_sweep(sweep, specs, scenarios, out: Path, workers: int | None = None, scheduler: str | None = None,
+              retry_failed: bool = False, progress: bool | None = None) -> int:
+    """Run the runs not yet finished in ``out``; returns the exit code (0, 1 if a run failed, 130)."""
+    out = Path(out).resolve()
+    ids = [s.run_id for s in specs]
+    rows = table.read_rows(out, ids)
+    if retry_failed:
+        rows = {k: r for k, r in rows.items() if r.get("status") == "ok"}
+    todo = [(s, sc) for s, sc in zip(specs, scenarios) if s.run_id not in rows]
+    print(f"sweep {sweep.name}: {len(specs)} runs, {len(specs) - len(todo)} already done, {len(todo)} to run → {out}",
+          file=sys.stderr)
+    t0 = time.perf_counter()
+    # Connect (or start the cluster) before writing anything: an unreachable scheduler leaves no folder.
+    ex = Executor(workers or max(1, min(os.cpu_count() or 1, len(todo))), scheduler).__enter__() if todo else None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        write_definition(out, sweep, specs)
+        (out / "rows").mkdir(exist_ok=True)
+        _remove_partials(out / "runs")
+        session = uuid.uuid4().hex[:8]
+        tasks = [Task(run_id=s.run_id, scenario=sc, info={"seed": s.seed, **s.point},
+                      run_dir=str(out / "runs" / s.run_id), row_file=str(table.row_path(out, s.run_id)),
+                      events=str(out / "events.log"), session=session) for s, sc in todo]
+        interrupted = _collect(ex, tasks, rows, sweep, specs, out, progress) if ex else False
+    finally:
+        if ex is not None:
+            ex.close()
+    # Last: after the close, so rows that workers finished while we were stopping are in the tables too.
+    rows.update(table.read_rows(out, [i for i in ids if i not in rows]))
+    table.write_tables(out, [rows[i] for i in ids if i in rows], [a.key for a in sweep.axes])
+    c = _status_counts(rows)
+    print(f"{len(rows)}/{len(specs)} runs finished ({c['ok']} ok, {c['diverged']} diverged, {c['failed']} failed) "
+          f"in {time.perf_counter() - t0:.1f} s; results.parquet, results.csv in {out}/")
+    if interrupted:
+        print(f"interrupted: resume with  lab sweep {out / 'sweep.toml'} --out {out}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    for r in rows.values():
+        if r.get("status") == "failed":
+            print(f"  failed {r['run_id']}: {r.get('error', '')}", file=sys.stderr)
+    return EXIT_FAILED if c["failed"] else EXIT_OK
+
+
+def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Path, progress: bool | None) -> bool:
+    """Gather finished runs into ``rows`` with a progress bar, rebuilding the tables every few
+    seconds; returns True if interrupted (Ctrl-C): finished rows are kept."""
+    from tqdm import tqdm
+
+    ids = [s.run_id for s in specs]
+    axis_keys = [a.key for a in sweep.axes]
+
+    def save() -> None:
+        table.write_tables(out, [rows[i] for i in ids if i in rows], axis_keys)
+
+    print(f"  on {ex.describe()}", file=sys.stderr)
+    bar = tqdm(total=len(specs), initial=len(specs) - len(tasks), unit="run", desc=sweep.name, file=sys.stderr,
+               disable=not (sys.stderr.isatty() if progress is None else progress))
+    interrupted = False
+    last = time.monotonic()
+    try:
+        for task, row, _ in ex.run(tasks):
+            rows[task.run_id] = row
+            c = _status_counts(rows)
+            bar.set_postfix(failed=c["failed"], diverged=c["diverged"], left=len(specs) - len(rows), refresh=False)
+            bar.update(1)
+            if time.monotonic() - last > TABLE_EVERY_S:
+                save()
+                last = time.monotonic()
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    return interrupted
