@@ -46,13 +46,17 @@ def run_turns(overrides=None, phis=PHI_T, settings=SETTINGS) -> list[dict]:
         data = scn.apply_overrides(data, overrides or [])
         data = scn.apply_overrides(data, {"controller.phi_t": float(phi)})
         sc = scn.from_dict(data, where="turning_law")
-        r = run_scenario(sc)
-        period = 2 * math.pi / sc.controller.xd_omega
-        s = r.series
-        keep = fit_window(s["t"], period)  # whole periods inside the second half
-        f = fit_circle(s["xy"][keep, -1, :])
-        out.append({"phi": float(phi), "series": s, "fit": f, "status": r.status, "period": period})
+        out.append(turn_record(phi, sc, run_scenario(sc)))
     return out
+
+
+def turn_record(phi: float, sc, r) -> dict:
+    """The circle fitted to one run's head path over whole undulation periods in the second half."""
+    period = 2 * math.pi / sc.controller.xd_omega
+    s = r.series
+    keep = fit_window(s["t"], period)
+    f = fit_circle(s["xy"][keep, -1, :])
+    return {"phi": float(phi), "series": s, "fit": f, "status": r.status, "period": period}
 
 
 def plot_turns(ax, turns: list[dict]) -> None:
