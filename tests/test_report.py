@@ -24,16 +24,20 @@ def test_quick_report_builds_seed001(quick_report):
     assert "## seed001" in md and "| quantity | lab | paper | mark | note |" in md
     assert "Quick mode" in md and "Time:" in md and "total wall time" in md
     figs = sorted((out / "figures").glob("seed001_*.png"))
-    assert [f.name for f in figs] == ["seed001_energy.png", "seed001_startup.png"]
+    assert [f.name for f in figs] == ["seed001_drag_halves.png", "seed001_drag_mass.png", "seed001_energy.png",
+                                      "seed001_recurrence.png", "seed001_startup.png", "seed001_turning.png"]
     for f in figs:
         assert f.stat().st_size > 1000 and f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"figures/{f.name}" in md
     # self-contained: figures embedded, nothing fetched
-    assert page.count("data:image/png;base64,") == 2 and "<script" not in page and 'src="figures/' not in page
+    assert page.count("data:image/png;base64,") == len(figs) and "<script" not in page and 'src="figures/' not in page
     for word in ("pass", "warn", "info"):
         assert f'class="{word}"' in page
     # the runs behind the figures are kept
-    assert len([p for p in (out / "runs").iterdir() if (p / "metrics.json").is_file()]) == 3
+    from lab.trials import seed001_more as more
+
+    n_runs = 3 + len(more.turn_runs(True)) + len(more.surface_runs(True)) + len(more.drag_runs(True))
+    assert len([p for p in (out / "runs").iterdir() if (p / "metrics.json").is_file()]) == n_runs
 
 
 def test_report_table_marks(quick_report):
