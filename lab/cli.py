@@ -154,12 +154,17 @@ def cmd_list(args) -> int:
     from .controllers import CONTROLLERS
     from .forces import FRICTION
     from .robots import ROBOTS
-    from .scenario import list_scenarios, read_toml
+    from .scenario import SCENARIO_DIR, list_scenarios, read_toml
 
     print("scenarios:")
     for p in list_scenarios():
         desc = read_toml(p).get("description", "")
         print(f"  {p.stem:<28} {desc}")
+    sweeps = sorted((SCENARIO_DIR / "sweeps").glob("*.toml"))
+    if sweeps:
+        print("sweeps (lab sweep scenarios/sweeps/NAME.toml):")
+        for p in sweeps:
+            print(f"  {p.stem:<28} {read_toml(p).get('description', '')}")
     print("robots:       " + ", ".join(ROBOTS))
     print("controllers:  " + ", ".join(CONTROLLERS))
     print("friction:     " + ", ".join(FRICTION))
