@@ -56,8 +56,9 @@ class Recorder:
         self.work_in += dt * p_in
         self.work_in_abs += dt * abs(p_in)
         p_ext_total = 0.0
+        v_sum, w_sum = pre.v_W + post.v_W, pre.w_W + post.w_W  # power is linear in the velocities
         for name, wrench in rec.forces.items():
-            p = 0.5 * (power(wrench, pre.v_W, pre.w_W) + power(wrench, post.v_W, post.w_W))
+            p = 0.5 * power(wrench, v_sum, w_sum)
             self.work_ext[name] += dt * p
             p_ext_total += p
         self.steps += 1

@@ -140,6 +140,9 @@ class Simulation:
             from .trials.drag import drag_metrics
 
             metrics.update(drag_metrics(series, sc))
+        hook = getattr(self.controller, "run_metrics", None)  # a controller's own trial metrics (climb.*)
+        if hook is not None:
+            metrics.update(hook(series, sc))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
 

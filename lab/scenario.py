@@ -289,6 +289,16 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
             raise LabError(f"{where}:forces.{fname}", "name is reserved for the [friction] table")
         kind, params = _typed_section(forces_table, fname, FORCES, None, f"{where}:forces")
         forces.append((fname, kind, params))
+    # Cross-field checks a force law asks for (hydrodynamics: the robot must carry the added mass the
+    # law folds into it, and an eel controller must linearise the law's coefficients).
+    for fname, _, params in forces:
+        validate = getattr(params, "validate_scenario", None)
+        if validate is not None:
+            try:
+                validate(robot=robot, controller=controller, arena=arena, sim=sim)
+            except ValueError as exc:
+                field_name, _, what = str(exc).partition(": ")
+                raise LabError(f"{where}:forces.{fname}.{field_name}", what) from None
     # Cross-field check: an explicit friction force is stable only if its linear zone is resolved.
     mu = getattr(friction, "mu_max", None)
     if mu is not None and sim.gravity > 0 and mu > 0:

@@ -89,6 +89,9 @@ class RobotState:
     extra: dict = field(default_factory=dict)  # other bodies (payload, …) by name → BodyState
     prev_v_W: np.ndarray | None = None  # the previous snapshot's velocities (for accelerations)
     prev_w_W: np.ndarray | None = None
+    # Optional, filled only when World.record_contacts is on (see World._read_contacts): (k, 12) rows
+    # [link, other body, p_W(3), n_W(3), normal force, friction force(3)].
+    contacts: np.ndarray | None = None
 
     @lazy
     def a_W(self) -> np.ndarray:

@@ -42,6 +42,24 @@ TOL = {
     "world.spin_rel": Tol(0.005, "the box's four corner contacts perturb the spin by ~0.1 % over 2 s"),
     # World tests: two-link chain under an internal torque vs q̈ = 2τ/I_c.
     "world.two_link_rate_rel": Tol(0.01, "ground contact jitter of the two boxes: measured 0.4 % (0.0 % with g = 0)"),
+    # eel_models (Zhang 2018): non-inertial vs exact model, same physics on two code paths at rtol = atol = 1e-6.
+    "eel.models_max_rel": Tol(
+        1e-4, "issue bar; the two RHS agree to 1e-13 on random states, so what remains is the integrator's "
+              "tolerance (measured ~1e-10 on the CM path, the 1e-6 solution is within 1e-9 of a 1e-10 one)"),
+    # eel_engine: PyBullet run vs the exact model with the same parameters.
+    "eel.heading_rms_deg": Tol(2.0, "issue bar; the engine's semi-implicit Euler, its sample-and-hold control and "
+                                    "the lagged tangential added-mass correction are first order in dt: "
+                                    "measured 0.032°, 0.064°, 0.13°, 0.16° at 1, 2, 4, 5 ms"),
+    "eel.com_err_rel": Tol(0.05, "issue bar, relative to the distance travelled; measured ∝ dt: 0.19 %, 0.37 %, "
+                                 "0.74 %, 0.93 % at 1, 2, 4, 5 ms"),
+    "eel.torque_nrmse": Tol(0.10, "issue bar; joint 1 is the tail joint, the smallest torque of the chain; "
+                                  "measured ∝ dt: 1.4 %, 3.0 %, 6.9 %, 9.3 % at 1, 2, 4, 5 ms"),
+    "eel.velocity_nrmse": Tol(0.10, "the torque's bar; CM velocities by central differences of 20 ms samples "
+                                    "(measured 0.2–1.3 % at 1–5 ms)"),
+    # hydrodynamics: one link pushed in still water vs the closed form of m v̇ = −c v − c₂|v|v.
+    "hydro.decay_rel": Tol(
+        0.01, "semi-implicit Euler's first-order error h·c/m ≈ 0.2 % (normal) at 1 ms, plus the lagged "
+              "tangential correction's O(h) lag; 1 % of the initial speed"),
     # inertia read back from the engine vs the spec (URDF_USE_INERTIA_FROM_FILE honoured).
     "robot.inertia_rel": Tol(1e-6, "URDF numbers are written with 10 significant digits"),
 }

@@ -30,21 +30,50 @@ class FlatGround:
 
 @dataclass(frozen=True)
 class Water:
-    """Open water: no floor, gravity kept (the hydrodynamics law supplies buoyancy). ``current`` is
-    drawn in the GUI; the flow itself is a parameter of the hydrodynamics law."""
+    """Open water: no floor, gravity kept (the hydrodynamics law supplies buoyancy). ``current``
+    (V_x, V_y in m/s) is drawn in the GUI as arrows on the water; the flow itself is a parameter of the
+    hydrodynamics law, and the scenario loader checks that the two agree."""
 
     depth: float = 2.0
     tint: tuple[float, float, float, float] = (0.2, 0.45, 0.75, 0.25)
+    current: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self):
         if not 0.1 <= self.depth <= 100.0:
             raise ValueError(f"depth: must be in [0.1, 100] m, got {self.depth}")
         if len(self.tint) != 4 or not all(0.0 <= x <= 1.0 for x in self.tint):
             raise ValueError(f"tint: must be four numbers in [0, 1] (RGBA), got {list(self.tint)}")
+        if len(self.current) != 2:
+            raise ValueError(f"current: must be [V_x, V_y] in m/s, got {list(self.current)}")
 
     def build(self, world) -> None:
         if world.gui:
             c = world.client
             vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[20, 20, self.depth / 2], rgbaColor=list(self.tint))
             c.createMultiBody(0, -1, vis, basePosition=[0, 0, -self.depth / 2 + 0.0])
+            self.draw_current(c)
         return None
+
+    def draw_current(self, client, spacing: float = 2.0, n_half: int = 2, z: float = 0.25) -> list[int]:
+        """Arrows of the current on a (2·n_half+1)² grid around the origin, 1 m long per m/s (at least
+        0.3 m), each a shaft and two barbs; nothing in still water."""
+        import math
+
+        vx, vy = self.current
+        speed = math.hypot(vx, vy)
+        if speed == 0.0:
+            return []
+        ux, uy = vx / speed, vy / speed
+        L = max(0.3, speed)
+        ids = []
+        rgb = [0.05, 0.25, 0.7]
+        for i in range(-n_half, n_half + 1):
+            for j in range(-n_half, n_half + 1):
+                x0, y0 = i * spacing - 0.5 * L * ux, j * spacing - 0.5 * L * uy
+                x1, y1 = x0 + L * ux, y0 + L * uy
+                ids.append(client.addUserDebugLine([x0, y0, z], [x1, y1, z], rgb, 3.0, 0))
+                for sgn in (1.0, -1.0):  # barbs at ±150° from the shaft
+                    bx = x1 + 0.2 * L * (-ux * 0.866 - sgn * uy * 0.5)
+                    by = y1 + 0.2 * L * (-uy * 0.866 + sgn * ux * 0.5)
+                    ids.append(client.addUserDebugLine([x1, y1, z], [bx, by, z], rgb, 3.0, 0))
+        return ids

@@ -1,11 +1,13 @@
 """Controllers by scenario ``type``: name -> (params dataclass, controller class)."""
 
+from .eel_fl import EelFeedbackLinearization, EelFLParams
 from .passive_creeping import PassiveCreeping, PassiveCreepingParams
 from .serpenoid import Serpenoid, SerpenoidParams
 
 CONTROLLERS = {
     "passive_creeping": (PassiveCreepingParams, PassiveCreeping),
     "serpenoid": (SerpenoidParams, Serpenoid),
+    "eel_feedback_linearization": (EelFLParams, EelFeedbackLinearization),
 }
 
 
@@ -13,4 +15,4 @@ def make_controller(kind: str, params):
     return CONTROLLERS[kind][1](params)
 
 
-__all__ = ["CONTROLLERS", "make_controller", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams"]
+__all__ = ["CONTROLLERS", "make_controller", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams"]

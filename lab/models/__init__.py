@@ -1,0 +1,1 @@
+"""Analytic models (no pybullet): the references the engine is checked against."""

@@ -1,0 +1,237 @@
+"""Non-inertial (t–n frame) model of the underwater eel: Zhang et al. 2018 (seed 003), eqs. 7–33.
+
+State ``x = [φ (n−1), θ0, p_x, p_y, φ̇ (n−1), θ̇0, v_t, v_n]`` (the paper's, §3.2): the t axis is the
+heading θ0 = mean link angle, (v_t, v_n) the CM velocity in the rotating t–n frame. The equations are
+written in the relative angles Φ = θ − e θ0 = B_m φ, so θ0 appears in no coefficient (the paper's point).
+
+The computation follows the paper's route, which is not the exact model's: the CM acceleration is
+eliminated with the 2×2 matrix M_p (eq. 31) *before* the torque balance is solved, giving the n×n
+control-oriented form (eq. 32)
+
+    M_Φ θ̈ + W_Φ θ̇² + K_Dt f_Dt + K_Dn f_Dn − τ = Dᵀu,  τ = −λ1 θ̈ − λ2 θ̇ − λ3 θ̇|θ̇|   (eqs. 27, 32)
+
+then v̇ from eq. 30 (with its Coriolis term [v_n θ̇0, −v_t θ̇0], eq. 11) and ṗ = R(θ0)[v_t; v_n] (eq. 10).
+A different code path on the same physics: the two models must agree to the integrator's tolerance.
+
+Corrections to the printed equations (each derived, see the docstrings below):
+* eq. 18/25: the n-row is Ṅ + θ̇0 T (Ω × r = θ̇0(−N, T)), printed "Ṅ − θ̇0 T"; eq. 19 has it right.
+* eq. 30: the drag enters as eᵀf_D (the total fluid force), printed "n eᵀ f_D".
+* eq. 33: M_Φ = J + m l²(S V S + C V C) + u_n l² K1 Kᵀ S + u_n l² **K2** Kᵀ C (printed K1 twice);
+  W_Φ = m l²(S V C **−** C V S) + u_n l² K1 Kᵀ C − u_n l² K2 Kᵀ S (printed "+");
+  K_Dt = u_n l A1 e eᵀ m11 − u_n l A2 e eᵀ m21 − l S K and K_Dn = u_n l A1 e eᵀ m12 − u_n l A2 e eᵀ m22
+  + l C K: the factor is u_n l, not u_n l² (K_D f_D is a torque), and the A1 term needs its e.
+  A1 = S K S² + C K S C and A2 = S K S C + C K C², K1, K2 and M_p = [[m11, m12], [m21, m22]] as printed.
+* eq. 36: [R1; R2] = W_cᵀ(W_Φ θ̇² + K_Dt f_Dt + K_Dn f_Dn + λ2 θ̇ + λ3 θ̇|θ̇|) — the W_cᵀ is missing in print.
+No current (the paper has none): ``params.current`` must be zero.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .eel_exact import simulate
+from .eel_params import EelParams
+
+
+class NonInertialModel:
+    """Zhang 2018 eqs. 28–33 as a ``solve_ivp`` system (same controller protocol as ExactModel)."""
+
+    name = "noninertial"
+
+    def __init__(self, params: EelParams, controller=None):
+        if params.current[0] or params.current[1]:
+            raise ValueError("current: the non-inertial model (Zhang 2018) has no current; use the exact model")
+        self.p = params
+        self.controller = controller
+        n = params.n
+        mats = params.mats
+        self.n = n
+        self.K = np.asarray(mats.K)
+        self.KT = np.asarray(mats.KT)
+        self.V = np.asarray(mats.V)
+        self.D = np.asarray(mats.D)
+        self.Wc = np.asarray(mats.W_c)
+        self.Bm = np.asarray(mats.B_m)
+        self.e = np.ones(n)
+
+    def split(self, x):
+        n = self.n
+        return x[: n - 1], x[n - 1], x[n : n + 2], x[n + 2 : 2 * n + 1], x[2 * n + 1], x[2 * n + 2 : 2 * n + 4]
+
+    def drag_tn(self, Phi, thetad, vt, vn):
+        """(f_Dt, f_Dn): drag on every link in the t–n frame (eqs. 22–23, 25). The link velocities in the
+        t–n frame are (eq. 16 with eq. 18 corrected, p_t and p_n cancel):
+        V_t = l Kᵀ S_Φ θ̇ + e v_t, V_n = −l Kᵀ C_Φ θ̇ + e v_n."""
+        P = self.p
+        l = P.l
+        s, c = np.sin(Phi), np.cos(Phi)
+        Vt = l * (self.KT @ (s * thetad)) + vt
+        Vn = -l * (self.KT @ (c * thetad)) + vn
+        wx = c * Vt + s * Vn  # link frame (eq. 23)
+        wy = -s * Vt + c * Vn
+        fx = -P.c_t * wx - P.c_t2 * np.abs(wx) * wx
+        fy = -P.c_n * wy - P.c_n2 * np.abs(wy) * wy
+        return c * fx - s * fy, s * fx + c * fy
+
+    def coefficients(self, Phi):
+        """(M_Φ, W_Φ, K_Dt, K_Dn, M_p, A1, A2) of eqs. 31 and 33 (corrected as in the module docstring)."""
+        P = self.p
+        m, l, un = P.m, P.l, P.u_n
+        n = self.n
+        s, c = np.sin(Phi), np.cos(Phi)
+        K, KT, V, e = self.K, self.KT, self.V, self.e
+        S2, SC, C2 = s * s, s * c, c * c
+        Mtot = np.array([[n * m + un * S2.sum(), -un * SC.sum()], [-un * SC.sum(), n * m + un * C2.sum()]])
+        Mp = np.linalg.inv(Mtot)  # eq. 31
+        (m11, m12), (m21, m22) = Mp
+        SK = s[:, None] * K
+        CK = c[:, None] * K
+        A1 = SK * S2 + CK * SC  # S K S² + C K S C
+        A2 = SK * SC + CK * C2  # S K S C + C K C²
+        A1e = A1.sum(axis=1)
+        A2e = A2.sum(axis=1)
+        K1 = A1 + un * np.outer(A1e, m12 * SC - m11 * S2) - un * np.outer(A2e, m22 * SC - m21 * S2)
+        K2 = A2 - un * np.outer(A1e, m11 * SC - m12 * C2) + un * np.outer(A2e, m21 * SC - m22 * C2)
+        KTS = KT * s  # Kᵀ S_Φ
+        KTC = KT * c
+        sVs = s[:, None] * V * s
+        cVc = c[:, None] * V * c
+        sVc = s[:, None] * V * c
+        cVs = c[:, None] * V * s
+        M_Phi = np.diag(np.full(n, P.J)) + m * l * l * (sVs + cVc) + un * l * l * (K1 @ KTS + K2 @ KTC)
+        W_Phi = m * l * l * (sVc - cVs) + un * l * l * (K1 @ KTC - K2 @ KTS)
+        K_Dt = un * l * (np.outer(A1e, e) * m11 - np.outer(A2e, e) * m21) - l * SK
+        K_Dn = un * l * (np.outer(A1e, e) * m12 - np.outer(A2e, e) * m22) + l * CK
+        return M_Phi, W_Phi, K_Dt, K_Dn, Mp, A1, A2
+
+    def reduced_terms(self, x):
+        """The control-oriented form in q = [φ, θ0]: M q̈ + h = [u; 0] (eqs. 35–36), plus what eq. 30 needs.
+
+        Same algebra as :meth:`coefficients`, arranged for speed (the engine controller calls it every
+        step). With Q = S K S + C K C = K ∘ cos(Φ_i − Φ_j) and Z = C K S − S K C = −K ∘ sin(Φ_i − Φ_j):
+        A1 Kᵀ S + A2 Kᵀ C = Q Qᵀ, A1 Kᵀ C − A2 Kᵀ S = Q Zᵀ, A1 e = Q s, A2 e = Q c, so with E = [s, −c]
+        and P = Q E (n×2) the added-mass parts of eq. 33 are
+
+            u_n l²(K1 Kᵀ S + K2 Kᵀ C) = u_n l² (Q Qᵀ − u_n P M_p Pᵀ),
+            u_n l²(K1 Kᵀ C − K2 Kᵀ S) θ̇² = u_n l² (Q − u_n P M_p Eᵀ) Zᵀ θ̇²,
+            K_Dt f_Dt + K_Dn f_Dn = u_n l P M_p [Σf_Dt; Σf_Dn] − l S K f_Dt + l C K f_Dn,
+
+        and S V S + C V C = V ∘ cos(Φ_i − Φ_j), S V C − C V S = V ∘ sin(Φ_i − Φ_j).
+        ``tests/test_eel_models.py`` checks this against :meth:`reduced_terms_reference`."""
+        P_ = self.p
+        n = self.n
+        m, l, un = P_.m, P_.l, P_.u_n
+        phi, th0, p, phid, thd0, v = self.split(x)
+        Phi = self.Bm @ phi
+        thetad = self.Bm @ phid + thd0  # θ̇ = Φ̇ + e θ̇0
+        fDt, fDn = self.drag_tn(Phi, thetad, v[0], v[1])
+        z = np.exp(1j * Phi)
+        zz = z[:, None] * z.conj()  # e^{i(Φ_i − Φ_j)}
+        cosd, sind = zz.real, zz.imag
+        s, c = z.imag, z.real
+        nm = n * m
+        a11, a12, a22 = nm + un * (s @ s), -un * (s @ c), nm + un * (c @ c)
+        det = a11 * a22 - a12 * a12
+        Mp = np.array([[a22, -a12], [-a12, a11]]) / det  # eq. 31
+        K, V = self.K, self.V
+        Q = K * cosd
+        E = np.column_stack((s, -c))
+        PE = Q @ E
+        PM = PE @ Mp
+        th2 = thetad * thetad
+        Zt_th2 = -(K * sind).T @ th2
+        ml2, ul2 = m * l * l, un * l * l
+        M_Phi = ml2 * (V * cosd) + ul2 * (Q @ Q.T - un * (PM @ PE.T))
+        M_Phi[np.diag_indices(n)] += P_.J + P_.lambda1
+        R = ml2 * ((V * sind) @ th2) + ul2 * (Q @ Zt_th2 - un * (PM @ (E.T @ Zt_th2))) \
+            + un * l * (PM @ np.array([fDt.sum(), fDn.sum()])) - l * s * (K @ fDt) + l * c * (K @ fDn) \
+            + P_.lambda2 * thetad + P_.lambda3 * thetad * np.abs(thetad)
+        Wc = self.Wc
+        return Wc.T @ M_Phi @ Wc, Wc.T @ R, (Phi, thetad, fDt, fDn, Mp)
+
+    def reduced_terms_reference(self, x):
+        """:meth:`reduced_terms` written with the full eq. 33 matrices (tests compare the two)."""
+        P = self.p
+        n = self.n
+        phi, th0, p, phid, thd0, v = self.split(x)
+        Phi = self.Bm @ phi
+        thetad = self.Bm @ phid + thd0
+        fDt, fDn = self.drag_tn(Phi, thetad, v[0], v[1])
+        M_Phi, W_Phi, K_Dt, K_Dn, Mp, A1, A2 = self.coefficients(Phi)
+        R = W_Phi @ (thetad * thetad) + K_Dt @ fDt + K_Dn @ fDn + P.lambda2 * thetad \
+            + P.lambda3 * thetad * np.abs(thetad)
+        Wc = self.Wc
+        return Wc.T @ (M_Phi + P.lambda1 * np.eye(n)) @ Wc, Wc.T @ R
+
+    def terms(self, x):
+        M, h, _ = self.reduced_terms(x)
+        return M, h
+
+    def torque(self, t, x, M=None, h=None):
+        if self.controller is None:
+            return np.zeros(self.n - 1)
+        if M is None:
+            M, h = self.terms(x)
+        n = self.n
+        return self.controller.model_torque(t, x[: n - 1], x[n + 2 : 2 * n + 1], M, h)
+
+    def cm_acceleration_tn(self, Phi, thetad, thetadd, fDt, fDn, Mp):
+        """R(θ0)ᵀ p̈ from eq. 30 without its Coriolis term: M_p (Σ f_D − Σ u_n n nᵀ a_rel), where
+        a_rel = (l Kᵀ(S θ̈ + C θ̇²), l Kᵀ(−C θ̈ + S θ̇²)) is each link's acceleration relative to the CM (eq. 17)."""
+        P = self.p
+        l, un = P.l, P.u_n
+        s, c = np.sin(Phi), np.cos(Phi)
+        th2 = thetad * thetad
+        at = l * (self.KT @ (s * thetadd + c * th2))
+        an = l * (self.KT @ (-c * thetadd + s * th2))
+        gt = un * np.sum(s * s * at - s * c * an)
+        gn = un * np.sum(-s * c * at + c * c * an)
+        return Mp @ np.array([fDt.sum() - gt, fDn.sum() - gn])
+
+    def accelerations(self, t, x):
+        """(φ̈, θ̈0, v̇_t, v̇_n), u."""
+        n = self.n
+        M, h, (Phi, thetad, fDt, fDn, Mp) = self.reduced_terms(x)
+        u = self.torque(t, x, M, h)
+        Q = -h
+        Q[: n - 1] += u
+        qdd = np.linalg.solve(M, Q)
+        thetadd = self.Wc @ qdd
+        a_tn = self.cm_acceleration_tn(Phi, thetad, thetadd, fDt, fDn, Mp)
+        thd0 = x[2 * n + 1]
+        vt, vn = x[2 * n + 2], x[2 * n + 3]
+        vdot = a_tn + np.array([vn * thd0, -vt * thd0])  # eq. 11
+        return qdd, vdot, u
+
+    def rhs(self, t, x):
+        n = self.n
+        qdd, vdot, _ = self.accelerations(t, x)
+        th0 = x[n - 1]
+        vt, vn = x[2 * n + 2], x[2 * n + 3]
+        c, s = np.cos(th0), np.sin(th0)
+        pdot = (vt * c - vn * s, vt * s + vn * c)  # eq. 10
+        return np.concatenate((x[n + 2 : 2 * n + 2], pdot, qdd, vdot))
+
+    def cm_velocity_world(self, x):
+        n = self.n
+        th0, vt, vn = x[n - 1], x[2 * n + 2], x[2 * n + 3]
+        c, s = np.cos(th0), np.sin(th0)
+        return np.array([vt * c - vn * s, vt * s + vn * c])
+
+    def simulate(self, t_end, t_eval=None, y0=None, rtol=1e-6, atol=1e-6, method="RK45", max_step=np.inf):
+        x0 = np.zeros(2 * self.n + 4) if y0 is None else np.asarray(y0, float)
+        return simulate(self, t_end, t_eval, x0, rtol, atol, method, max_step)
+
+
+def exact_state_to_noninertial(y: np.ndarray, n: int) -> np.ndarray:
+    """Map an exact-model state (world CM velocity) to the non-inertial one (v_t, v_n, eq. 9)."""
+    x = np.array(y, dtype=float)
+    th0 = y[n - 1]
+    px, py = y[2 * n + 2], y[2 * n + 3]
+    c, s = np.cos(th0), np.sin(th0)
+    x[2 * n + 2] = px * c + py * s
+    x[2 * n + 3] = -px * s + py * c
+    return x
+
+
+__all__ = ["NonInertialModel", "exact_state_to_noninertial"]
