@@ -325,6 +325,12 @@ def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Pat
                disable=not (sys.stderr.isatty() if progress is None else progress))
     interrupted = False
     last = time.monotonic()
+    import signal
+
+    def _terminate(signum, frame):  # `kill` (SIGTERM) stops a sweep as cleanly as Ctrl-C
+        raise KeyboardInterrupt
+
+    old_term = signal.signal(signal.SIGTERM, _terminate)
     try:
         for task, row, _ in ex.run(tasks):
             rows[task.run_id] = row
@@ -337,5 +343,6 @@ def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Pat
     except KeyboardInterrupt:
         interrupted = True
     finally:
+        signal.signal(signal.SIGTERM, old_term)
         bar.close()
     return interrupted
