@@ -35,8 +35,15 @@ class Simulation:
 
     def __init__(self, scenario: Scenario, gui: bool = False, video: str | None = None):
         self.scenario = sc = scenario
-        self.world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, solver_iterations=sc.sim.solver_iterations, gui=gui,
-                           arena=sc.arena)
+        # --gui: physics stays in a DIRECT client and lab.gui mirrors it into a viewer window, opened
+        # first (PyBullet's GUI-mode engine calls cost ~5-25 ms/step here, the mirror ~0.4 ms/step).
+        viewer = None
+        if gui:
+            from .gui import open_viewer
+
+            viewer = open_viewer()
+        self.world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, solver_iterations=sc.sim.solver_iterations,
+                           gui=False, arena=sc.arena)
         spec = sc.robot
         rng = np.random.default_rng(sc.seed)
         heading = math.radians(sc.init.heading_deg)
@@ -60,7 +67,8 @@ class Simulation:
         if gui:
             from .gui import GuiOverlay
 
-            self.gui = GuiOverlay(self.world, self.controller)
+            self.gui = GuiOverlay(self.world, self.controller, viewer=viewer)
+            self.gui.overlay_sources = [law for law in self.forces.values() if hasattr(law, "gui_overlay")]
         self.video = None
         if video:
             from .video import VideoWriter
@@ -101,6 +109,8 @@ class Simulation:
                 state = new
                 if course_done is not None and k % 50 == 0 and course_done(state):
                     break
+                if k % 50 == 0 and getattr(controller, "finished", False):  # the trial is decided (climb.*)
+                    break
                 if bar is not None and k % 500 == 0:
                     bar.update(min(500, n_steps - bar.n))
                 if self.video is not None:
@@ -115,10 +125,10 @@ class Simulation:
         except Diverged as exc:
             status, error = "diverged", str(exc)
             log.warning("%s", exc)
-        except Exception as exc:  # the GUI window closed under us
+        except Exception as exc:  # the GUI window closed under us; anything else is a real error
             from .engine import pb
 
-            if isinstance(exc, pb.error) and self.gui is not None:
+            if isinstance(exc, pb.error) and self.gui is not None and self.gui.closed:
                 status = "stopped"
             else:
                 raise
@@ -147,6 +157,8 @@ class Simulation:
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
 
     def close(self) -> None:
+        if self.gui is not None:
+            self.gui.close()
         self.world.close()
 
 

@@ -47,10 +47,13 @@ class Water:
             raise ValueError(f"current: must be [V_x, V_y] in m/s, got {list(self.current)}")
 
     def build(self, world) -> None:
+        # Visual only (no collision shape, no mass): free for the physics, and present in every
+        # client so the GUI mirror and the video renderer show the water. The current's arrows are
+        # debug lines, drawn by the GUI into its own window.
+        c = world.client
+        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[20, 20, self.depth / 2], rgbaColor=list(self.tint))
+        c.createMultiBody(0, -1, vis, basePosition=[0, 0, -self.depth / 2])
         if world.gui:
-            c = world.client
-            vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[20, 20, self.depth / 2], rgbaColor=list(self.tint))
-            c.createMultiBody(0, -1, vis, basePosition=[0, 0, -self.depth / 2 + 0.0])
             self.draw_current(c)
         return None
 

@@ -56,6 +56,12 @@ class SpringTether:
         rate = float(np.dot(body.v_W - v_a, u))
         return max(0.0, self.k * (dist - self.length) + self.c * rate), u
 
+    def gui_overlay(self, state: RobotState):
+        """The rope as a line (grey when slack, red when pulling) and its tension, for the GUI."""
+        tension, _ = self.tension(state)
+        rgb = (0.8, 0.1, 0.1) if tension > 0 else (0.5, 0.5, 0.5)
+        return [(self.anchor_W(state), state.extra[self.body].p_W, rgb)], f"rope {tension:5.2f} N"
+
     def __call__(self, state: RobotState, t: float) -> Wrench:
         n = state.model.n_links
         F = np.zeros((n, 3))

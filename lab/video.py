@@ -1,0 +1,159 @@
+"""Record a run as .mp4 or .gif from the engine's camera (works headless, in DIRECT mode).
+
+``lab run SCENARIO --video FILE.mp4`` creates ``VideoWriter(world, FILE)``; the runner calls
+``maybe_capture(k, state)`` after every step and ``close()`` at the end. A frame is grabbed every
+``stride`` steps so that the video plays in real time: ``stride = round(1/(fps·dt))`` and the file's
+frame rate is ``1/(stride·dt)`` (30.3 fps for fps = 30 at dt = 1 ms). GIF frame delays are whole
+centiseconds, so for .gif the frame period is first rounded to 10 ms (30 fps → 30 ms, stride 30).
+
+The camera (PyBullet's CPU ``ER_TINY_RENDERER``, no OpenGL needed) looks at the robot's centre of
+mass from above and behind: "behind" is the tail→head direction (for a robot that is not a chain,
+the base link's x axis), both target and heading eased
+with a 0.5 s time constant so the wiggle of a snake does not shake the picture. A visual-only grid
+on the ground (:func:`lab.visual.add_ground_grid`) shows the motion against the floor.
+
+The file is written under a temporary name in the same folder and renamed into place by
+``close()``, so a file at ``path`` is always complete.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import tempfile
+import time
+
+import numpy as np
+
+from .engine import pb
+from .visual import add_ground_grid, robot_length
+
+log = logging.getLogger(__name__)
+
+SUFFIXES = (".mp4", ".gif")
+
+
+class VideoWriter:
+    """Frames from the engine camera, every ``stride`` steps, into an .mp4 (H.264) or a .gif."""
+
+    ease_tau = 0.5  # s, time constant of the camera's easing (target and heading)
+
+    def __init__(self, world, path, fps: float = 30, width: int = 640, height: int = 480,
+                 distance: float | None = None, pitch_deg: float = -35.0, shadow: bool = False,
+                 grid: bool = True):
+        import imageio.v2 as imageio
+
+        self.path = os.fspath(path)
+        suffix = os.path.splitext(self.path)[1].lower()
+        if suffix not in SUFFIXES:
+            raise ValueError(f"video path: must end in .mp4 or .gif, got {self.path!r}")
+        if not 1 <= fps <= 240:
+            raise ValueError(f"fps: must be in [1, 240], got {fps}")
+        self.world = world
+        self.client = world.client
+        self.width, self.height = int(width), int(height)
+        dt = world.dt
+        if suffix == ".gif":
+            frame_s = max(0.02, round(1.0 / fps, 2))  # GIF delays are centiseconds; < 20 ms gets slowed
+            self.stride = max(1, int(round(frame_s / dt)))
+        else:
+            self.stride = max(1, int(round(1.0 / (fps * dt))))
+        self.fps = 1.0 / (self.stride * dt)  # plays in real time
+        self.size = L = robot_length(world)
+        self.distance = float(distance) if distance else max(0.3, 1.5 * L)
+        self.pitch = math.radians(pitch_deg)
+        self.shadow = bool(shadow)
+        self._alpha = 1.0 - math.exp(-self.stride * dt / self.ease_tau)
+        self._proj = self.client.computeProjectionMatrixFOV(50.0, self.width / self.height, 0.01, 100.0)
+        self._target: np.ndarray | None = None
+        self._yaw = 0.0
+        self.frames = 0
+        self.render_s = 0.0  # wall time in getCameraImage
+        self.encode_s = 0.0  # wall time handing frames to the encoder
+        if grid and world.model is not None:
+            add_ground_grid(world, self.client, center=world.read_state().com_W[:2], dots=True)
+
+        folder = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(folder, exist_ok=True)
+        fd, self._tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.path)}.", suffix=suffix)
+        os.close(fd)
+        if suffix == ".gif":
+            self._writer = imageio.get_writer(self._tmp, mode="I", duration=1000.0 * self.stride * dt, loop=0)
+        else:
+            self._writer = imageio.get_writer(self._tmp, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
+                                              quality=7, pixelformat="yuv420p", macro_block_size=16,
+                                              ffmpeg_log_level="error")
+        self._closed = False
+
+    # ------------------------------------------------------------------ capture
+    def maybe_capture(self, k: int, state) -> None:
+        """Grab a frame if step ``k`` is a multiple of ``stride`` (k = 0 is the first frame)."""
+        if k % self.stride == 0 and not self._closed:
+            self.capture(state)
+
+    def _view(self, state) -> list[float]:
+        com = np.asarray(state.com_W, dtype=float)
+        axis = state.p_W[-1] - state.p_W[0]  # tail → head of a chain
+        if math.hypot(axis[0], axis[1]) < 0.25 * self.size:  # not a chain (tracked robot): base's x axis
+            axis = state.x_axis_W[0]
+        yaw = math.atan2(axis[1], axis[0]) if math.hypot(axis[0], axis[1]) > 1e-9 else self._yaw
+        if self._target is None:
+            self._target, self._yaw = com.copy(), yaw
+        else:
+            self._target += self._alpha * (com - self._target)
+            self._yaw += self._alpha * math.remainder(yaw - self._yaw, 2.0 * math.pi)
+        d, p = self.distance, self.pitch
+        back = np.array([math.cos(self._yaw), math.sin(self._yaw), 0.0]) * d * math.cos(p)
+        eye = self._target - back + np.array([0.0, 0.0, -d * math.sin(p)])
+        return self.client.computeViewMatrix(eye.tolist(), self._target.tolist(), [0.0, 0.0, 1.0])
+
+    def capture(self, state) -> np.ndarray:
+        """Render one frame now and append it; returns the RGB array (height, width, 3)."""
+        t0 = time.perf_counter()
+        img = self.client.getCameraImage(self.width, self.height, self._view(state), self._proj,
+                                         renderer=pb.ER_TINY_RENDERER, flags=pb.ER_NO_SEGMENTATION_MASK,
+                                         shadow=int(self.shadow), lightDirection=[0.4, -0.6, 1.0])
+        rgb = np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3]
+        t1 = time.perf_counter()
+        self._writer.append_data(rgb)
+        self.encode_s += time.perf_counter() - t1
+        self.render_s += t1 - t0
+        self.frames += 1
+        return rgb
+
+    # ------------------------------------------------------------------ finish
+    def close(self) -> str | None:
+        """Finish the file and rename it into place; with no frames nothing is written."""
+        if self._closed:
+            return self.path if self.frames else None
+        self._closed = True
+        try:
+            t0 = time.perf_counter()
+            self._writer.close()
+            self.encode_s += time.perf_counter() - t0
+        except BaseException:
+            if os.path.exists(self._tmp):
+                os.unlink(self._tmp)
+            raise
+        if not self.frames:
+            os.unlink(self._tmp)
+            log.warning("video: no frames captured, %s not written", self.path)
+            return None
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(self._tmp, 0o666 & ~mask)
+        os.replace(self._tmp, self.path)
+        n = self.frames
+        log.info("video: %s, %d frames at %.1f fps; %.1f ms/frame rendering, %.1f ms/frame encoding",
+                 self.path, n, self.fps, 1e3 * self.render_s / n, 1e3 * self.encode_s / n)
+        return self.path
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+__all__ = ["VideoWriter", "SUFFIXES"]

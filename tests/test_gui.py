@@ -1,0 +1,371 @@
+"""The GUI.
+
+Under Xvfb (skipped locally without ``xvfb-run``, a failure in CI): a real ``lab run --gui`` opens
+the window, draws the overlay, saves a screenshot that shows the snake and writes its results, paced
+to real time; pressing Esc in the window stops a long run cleanly with its results kept.
+
+Without a display: the overlay's logic (sliders change the running controller, the quit button and
+a closed window stop the run, drawn items stay bounded, the mirror follows the engine) against a
+recording fake GUI client, with a DIRECT world mirrored into it.
+"""
+
+from __future__ import annotations
+
+import ctypes.util
+import json
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+from conftest import IN_CI, ROOT, need_tool
+
+SCREEN = "-screen 0 1024x768x24"
+SCENARIO = "snake_passive_creeping"
+
+
+def _xvfb() -> list[str]:
+    return [need_tool("xvfb-run"), "-a", "-s", SCREEN]
+
+
+# ---------------------------------------------------------------------------------------------- Xvfb
+@pytest.mark.gui
+def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
+    """100 steps at 1 ms in the window: exit 0, a screenshot with the snake in it, metrics.json."""
+    import imageio.v2 as imageio
+
+    shot, out = tmp_path / "shot.png", tmp_path / "out"
+    t0 = time.perf_counter()
+    r = subprocess.run([*_xvfb(), *lab_cmd, "run", SCENARIO, "--gui", "--set", "sim.duration=0.1",
+                        "--screenshot", str(shot), "--out", str(out)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    elapsed = time.perf_counter() - t0
+    assert r.returncode == 0, r.stderr[-3000:]
+
+    img = imageio.imread(shot)
+    assert img.ndim == 3 and img.shape[0] >= 100 and img.shape[1] >= 100
+    rgb = img[..., :3].astype(float)
+    assert rgb.std() > 5.0, "screenshot is blank"
+    assert len(np.unique(img[..., :3].reshape(-1, 3), axis=0)) > 50, "screenshot is (nearly) one colour"
+    # The snake is orange and red; ground and sky are grey and blue-grey (R ≈ B or R < B).
+    snake_px = int(((rgb[..., 0] - rgb[..., 2] > 80) & (rgb[..., 0] > 120)).sum())
+    assert snake_px > 200, f"snake not visible in the screenshot ({snake_px} orange pixels)"
+
+    m = json.loads((out / "metrics.json").read_text())
+    assert m["status"] == "ok"
+    assert m["steps"] == 100
+    assert m["sim_time_s"] == pytest.approx(0.1)
+    # GUI runs are paced to the wall clock: never faster than real time, and not absurdly slower
+    # (the bound is loose: software OpenGL on a loaded 2-core CI box measured up to ~20x).
+    assert m["wall_time_s"] >= 0.095
+    assert m["wall_time_s"] < 30.0, f"0.1 s of simulation took {m['wall_time_s']:.1f} s in the GUI"
+    assert elapsed < 240
+
+
+@pytest.mark.gui
+def test_gui_run_computes_what_a_headless_run_computes(tmp_path, lab_cmd):
+    """--gui mirrors a DIRECT world into the window, so the physics is the headless run's, bit for bit."""
+    runs = {}
+    for name, extra in (("gui", [*_xvfb()]), ("headless", [])):
+        out = tmp_path / name
+        gui = ["--gui"] if name == "gui" else []
+        r = subprocess.run([*extra, *lab_cmd, "run", SCENARIO, *gui, "--set", "sim.duration=0.3", "--out", str(out),
+                            "--no-plots"], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-3000:]
+        m = json.loads((out / "metrics.json").read_text())
+        runs[name] = {k: v for k, v in m.items() if not k.startswith(("wall_time", "realtime"))}
+    assert runs["gui"] == runs["headless"]
+
+
+DRIVER = textwrap.dedent(r'''
+    """Start a long GUI run, wait until its overlay is up, press Esc in the window, report."""
+    import ctypes, ctypes.util, json, subprocess, sys, threading, time
+
+    cmd = json.loads(sys.argv[1])
+    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    ready, lines = threading.Event(), []
+
+    def drain():
+        for line in p.stderr:
+            lines.append(line)
+            if "gui: ready" in line:
+                ready.set()
+
+    threading.Thread(target=drain, daemon=True).start()
+    ok = ready.wait(180)
+    time.sleep(1.0)  # a little running time before the key press
+
+    x = ctypes.CDLL(ctypes.util.find_library("X11"))
+    x.XOpenDisplay.restype = ctypes.c_void_p
+    x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+    x.XDefaultRootWindow.restype = ctypes.c_ulong
+    x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+    U = ctypes.c_ulong
+    x.XQueryTree.argtypes = [ctypes.c_void_p, U, ctypes.POINTER(U), ctypes.POINTER(U),
+                             ctypes.POINTER(ctypes.POINTER(U)), ctypes.POINTER(ctypes.c_uint)]
+    x.XFetchName.argtypes = [ctypes.c_void_p, U, ctypes.POINTER(ctypes.c_char_p)]
+    x.XKeysymToKeycode.argtypes = [ctypes.c_void_p, U]
+    x.XStringToKeysym.restype = U
+    x.XStringToKeysym.argtypes = [ctypes.c_char_p]
+
+    class XKeyEvent(ctypes.Structure):
+        _fields_ = [("type", ctypes.c_int), ("serial", U), ("send_event", ctypes.c_int),
+                    ("display", ctypes.c_void_p), ("window", U), ("root", U), ("subwindow", U),
+                    ("time", U), ("x", ctypes.c_int), ("y", ctypes.c_int), ("x_root", ctypes.c_int),
+                    ("y_root", ctypes.c_int), ("state", ctypes.c_uint), ("keycode", ctypes.c_uint),
+                    ("same_screen", ctypes.c_int)]
+
+    class XEvent(ctypes.Union):
+        _fields_ = [("xkey", XKeyEvent), ("pad", ctypes.c_long * 24)]
+
+    x.XSendEvent.argtypes = [ctypes.c_void_p, U, ctypes.c_int, ctypes.c_long, ctypes.POINTER(XEvent)]
+    x.XFlush.argtypes = [ctypes.c_void_p]
+    d = x.XOpenDisplay(None)
+    root = x.XDefaultRootWindow(d)
+    r_, parent, children, n = U(), U(), ctypes.POINTER(U)(), ctypes.c_uint()
+    x.XQueryTree(d, root, ctypes.byref(r_), ctypes.byref(parent), ctypes.byref(children), ctypes.byref(n))
+    windows = []
+    for i in range(n.value):
+        name = ctypes.c_char_p()
+        if x.XFetchName(d, children[i], ctypes.byref(name)) and name.value and b"Bullet" in name.value:
+            windows.append(children[i])
+    keycode = x.XKeysymToKeycode(d, x.XStringToKeysym(b"Escape"))
+    for win in windows:
+        for kind, mask in ((2, 1), (3, 2)):  # KeyPress/KeyPressMask, KeyRelease/KeyReleaseMask
+            ev = XEvent()
+            k = ev.xkey
+            k.type, k.display, k.window, k.root, k.keycode, k.same_screen = kind, d, win, root, keycode, 1
+            x.XSendEvent(d, win, 1, mask, ctypes.byref(ev))
+    x.XFlush(d)
+    t0 = time.time()
+    try:
+        rc = p.wait(120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = "timeout"
+    print(json.dumps({"ready": ok, "windows": len(windows), "rc": rc, "exit_s": time.time() - t0,
+                      "stderr": "".join(lines)[-3000:]}))
+''')
+
+
+@pytest.mark.gui
+def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
+    """Esc closes PyBullet's window; the run stops with status "stopped" and its results written."""
+    xvfb = _xvfb()
+    if ctypes.util.find_library("X11") is None:
+        if IN_CI:
+            pytest.fail("libX11 is required in CI (installed with xvfb)")
+        pytest.skip("libX11 not found")
+    driver = tmp_path / "driver.py"
+    driver.write_text(DRIVER)
+    out = tmp_path / "out"
+    cmd = [*lab_cmd, "-v", "run", SCENARIO, "--gui", "--set", "sim.duration=30", "--out", str(out), "--no-plots"]
+    r = subprocess.run([*xvfb, sys.executable, str(driver), json.dumps(cmd)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=400)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rep = json.loads(r.stdout.strip().splitlines()[-1])
+    assert rep["ready"], rep["stderr"]
+    assert rep["windows"] == 1
+    assert rep["rc"] == 0, rep["stderr"]
+    m = json.loads((out / "metrics.json").read_text())
+    assert m["status"] == "stopped"
+    assert 0 < m["steps"] < 30_000
+
+
+# ------------------------------------------------------------------------------------- no display
+class FakeViewer:
+    """Stands in for a GUI BulletClient: records what the overlay draws, returns scripted slider
+    values; ``closed = True`` makes every parameter read raise like a closed window does."""
+
+    def __init__(self):
+        self.next_id = 0
+        self.params: dict[int, list] = {}  # id → [name, value]
+        self.items: dict[int, tuple] = {}  # live debug items
+        self.poses: dict[int, tuple] = {}
+        self.camera = None
+        self.closed = False
+        self.connected = True
+
+    def _new(self) -> int:
+        self.next_id += 1
+        return self.next_id
+
+    def configureDebugVisualizer(self, *a, **k):
+        pass
+
+    def createVisualShape(self, *a, **k):
+        return self._new()
+
+    def createMultiBody(self, *a, **k):
+        return self._new()
+
+    def resetBasePositionAndOrientation(self, body, pos, orn):
+        self.poses[body] = (tuple(pos), tuple(orn))
+
+    def addUserDebugParameter(self, name, lo, hi, v0):
+        i = self._new()
+        self.params[i] = [name, 0.0 if lo > hi else float(v0)]  # lo > hi: a button (click count)
+        return i
+
+    def param_id(self, name):
+        return next(i for i, (n, _) in self.params.items() if n == name)
+
+    def readUserDebugParameter(self, i):
+        from lab.engine import pb
+
+        if self.closed:
+            raise pb.error("Not connected to physics server.")
+        return self.params[i][1]
+
+    def isConnected(self):
+        return self.connected
+
+    def getDebugVisualizerCamera(self):
+        d, yaw, pitch, target = self.camera or (1.0, 30.0, -35.0, (0, 0, 0))
+        return (1024, 768, (0.0,) * 16, (0.0,) * 16, (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), yaw, pitch, d,
+                target)
+
+    def resetDebugVisualizerCamera(self, d, yaw, pitch, target):
+        self.camera = (d, yaw, pitch, tuple(target))
+
+    def _item(self, kind, args, replace):
+        i = replace if replace is not None and replace >= 0 else self._new()
+        self.items[i] = (kind, args)
+        return i
+
+    def addUserDebugPoints(self, pts, rgb, size, life, replaceItemUniqueId=None):
+        return self._item("points", (pts,), replaceItemUniqueId)
+
+    def addUserDebugLine(self, a, b, rgb, width, life, replaceItemUniqueId=None):
+        return self._item("line", (a, b, rgb), replaceItemUniqueId)
+
+    def addUserDebugText(self, text, pos, rgb, size, life, replaceItemUniqueId=None):
+        return self._item("text", (text,), replaceItemUniqueId)
+
+    def removeUserDebugItem(self, i):
+        self.items.pop(i, None)
+
+    def disconnect(self):
+        self.connected = False
+
+
+def _sim(duration: float, **overlay_kw):
+    from lab import scenario as scn
+    from lab.gui import GuiOverlay
+    from lab.runner import Simulation
+
+    sim = Simulation(scn.load(SCENARIO, [f"sim.duration={duration}"]))
+    fake = FakeViewer()
+    sim.gui = GuiOverlay(sim.world, sim.controller, viewer=fake, **overlay_kw)
+    return sim, fake
+
+
+def test_slider_changes_the_running_controller():
+    sim, fake = _sim(0.05)
+    try:
+        assert sim.controller.params.E_ref == 1.0
+        fake.params[fake.param_id("E_ref")][1] = 2.0
+        fake.params[fake.param_id("phi_t")][1] = 500.0  # outside phi_t's range: rejected, run goes on
+        res = sim.run()
+    finally:
+        sim.close()
+    assert res.status == "ok"
+    assert sim.controller.params.E_ref == 2.0
+    assert sim.controller.params.phi_t == 0.0
+
+
+@pytest.mark.parametrize("how", ["quit button", "window closed", "disconnected"])
+def test_quit_or_closed_window_stops_the_run(how):
+    sim, fake = _sim(1.0)
+    try:
+        if how == "quit button":
+            fake.params[fake.param_id("quit")][1] = 1.0
+        elif how == "window closed":
+            fake.closed = True
+        else:
+            fake.connected = False
+        res = sim.run()
+    finally:
+        sim.close()
+    assert res.status == "stopped"
+    assert res.metrics["steps"] == 1  # the controls are read at step 0
+    assert res.metrics["status"] == "stopped"
+
+
+def test_drawn_items_stay_bounded_and_toggles_remove_them():
+    sim, fake = _sim(0.5, trail_max=5)
+    g = sim.gui
+    g.trail_min_step = 1e-6  # a segment at every trail update (every 0.05 s)
+    try:
+        res = sim.run()
+        assert res.status == "ok"
+        assert len(g._trail_ids) == 5  # ~10 segments drawn into a ring of 5
+        assert len(g._arrow_ids) == 1  # all arrows are one points item
+        kinds = [kind for kind, _ in fake.items.values()]
+        assert kinds.count("points") == 1 and kinds.count("text") == 1
+        # the dots lie along the links' force arrows, close to the robot
+        pts = np.array(fake.items[g._arrow_ids[0]][1][0])
+        com = sim.world.read_state().com_W
+        assert len(pts) > 0 and np.linalg.norm(pts - com, axis=1).max() < 0.6
+        # toggles off: the next control read removes the items
+        fake.params[fake.param_id("show forces")][1] = 0.0
+        fake.params[fake.param_id("show head trail")][1] = 0.0
+        trail = list(g._trail_ids)
+        assert g.update(0, sim.world.read_state(), None)
+        assert g._arrow_ids == [] and g._trail_ids == []
+        assert not any(kind == "points" for kind, _ in fake.items.values())
+        assert not any(i in fake.items for i in trail)
+    finally:
+        sim.close()
+
+
+def test_camera_follows_the_com_and_keeps_the_users_zoom():
+    sim, fake = _sim(0.2)
+    try:
+        state = sim.world.read_state()
+        g = sim.gui
+        g._follow(state.com_W)
+        fake.camera = (2.5, 10.0, -60.0, fake.camera[3])  # the user zooms and turns the view
+        for _ in range(200):
+            g._follow(state.com_W + [1.0, 0.0, 0.0])
+        d, yaw, pitch, target = fake.camera
+        assert (d, yaw, pitch) == (2.5, 10.0, -60.0)
+        assert np.allclose(target, state.com_W + [1.0, 0.0, 0.0], atol=1e-3)
+    finally:
+        sim.close()
+
+
+def test_mirror_puts_each_link_copy_at_the_engines_link_frame():
+    sim, fake = _sim(0.2)
+    try:
+        sim.run()
+        w = sim.world
+        mirror = sim.gui._mirror
+        body, links, copies = next(d for d in mirror.dynamic if d[0] == w.robot)
+        assert len(copies) == w.n_links
+        mirror.sync()
+        c = w.client
+        for link, vid in copies:
+            if link >= 0:
+                want = c.getLinkState(w.robot, link)[4]
+            else:
+                pos, orn = c.getBasePositionAndOrientation(w.robot)
+                info = c.getDynamicsInfo(w.robot, -1)
+                want = c.multiplyTransforms(pos, orn, *c.invertTransform(info[3], info[4]))[0]
+            assert np.allclose(fake.poses[vid][0], want, atol=1e-12)
+    finally:
+        sim.close()
+
+
+def test_gui_without_a_display_is_reported_as_bad_input(tmp_path, lab_cmd, monkeypatch):
+    """PyBullet would exit(1) from C without an X display; the lab says why, exit code 2."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("X display check is Linux-only")
+    monkeypatch.delenv("DISPLAY", raising=False)
+    r = subprocess.run([*lab_cmd, "run", SCENARIO, "--gui", "--set", "sim.duration=0.01", "--out", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2
+    assert "error: --gui: no X display" in r.stderr
