@@ -1,8 +1,8 @@
 """Per-step cost of the lab's full step against the bare engine step, side by side in one run.
 
 bare:  stepSimulation() only, same robot, same contacts (the floor the engine must solve anyway).
-lab:   read the batched snapshot → passive-creeping controller → Coulomb friction → apply torques and
-       forces → stepSimulation() → energy ledger + recorder → divergence check (Simulation.run).
+lab:   Simulation.step: passive-creeping controller → Coulomb friction → apply torques and forces →
+       stepSimulation() → read the batched snapshot → energy ledger + recorder → divergence check.
 engine-io: bare + the engine calls the lab needs (batched reads, torque array, one force per link),
        to separate the engine's own I/O cost from the lab's Python.
 
@@ -43,8 +43,11 @@ def _engine_io(sim: Simulation, n: int) -> float:
 
 
 def _lab(sim: Simulation, n: int) -> float:
+    state = sim.world.read_state()
+    step = sim.step
     t0 = time.perf_counter()
-    sim.run(duration=n * sim.scenario.sim.dt)
+    for _ in range(n):
+        state, _ = step(state)
     return (time.perf_counter() - t0) / n
 
 
@@ -56,7 +59,8 @@ def measure(n_modules: int, steps: int, repeat: int) -> dict[str, float]:
             # a fresh, warmed-up snake in motion for every sample, so contacts are comparable
             sc = scn.load("snake_passive_creeping", [f"robot.n_modules={n_modules}", "sim.duration=60"])
             sim = Simulation(sc)
-            sim.run(duration=2.0)
+            sim.run(duration=2.0)  # warm up: the snake in motion, contacts established
+            sim.recorder.start(sim.world.read_state())
             times.append(fn(sim, steps))
             sim.close()
         out[name] = statistics.median(times)

@@ -75,6 +75,21 @@ class Simulation:
 
             self.video = VideoWriter(self.world, video)
 
+    def step(self, state):
+        """One step of the lab: controller and force laws on the snapshot → apply in one place →
+        engine step → the next snapshot → energy ledger and recorder → divergence check.
+        Returns (next state, the wrench applied)."""
+        w = self.world
+        tau = self.controller.act(state)
+        parts = {name: as_wrench(law(state, state.t)) for name, law in self.forces.items()}
+        wrench = total(list(parts.values()), w.n_links)
+        w.apply(tau, wrench, state)
+        w.step_engine()
+        new = w.read_state()
+        self.recorder.on_step(state, StepRecord(tau=tau, forces=parts), new)
+        w.check(new, self.scenario.sim.max_kinetic_energy)
+        return new, wrench
+
     def run(self, duration: float | None = None, progress: bool = False, screenshot: str | None = None) -> RunResult:
         sc = self.scenario
         w = self.world
@@ -88,8 +103,7 @@ class Simulation:
             from tqdm import tqdm
 
             bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
-        controller, forces, recorder = self.controller, self.forces, self.recorder
-        n_links = w.n_links
+        controller, recorder = self.controller, self.recorder
         course_done = None
         if sc.course is not None:
             from .trials.drag import heading_unit
@@ -98,15 +112,7 @@ class Simulation:
             course_done = lambda s: float((s.com_W[:2] - com0) @ u) >= sc.course.length  # noqa: E731
         try:
             for k in range(n_steps):
-                tau = controller.act(state)
-                parts = {name: as_wrench(law(state, state.t)) for name, law in forces.items()}
-                wrench = total(list(parts.values()), n_links)
-                w.apply(tau, wrench, state)
-                w.step_engine()
-                new = w.read_state()
-                recorder.on_step(state, StepRecord(tau=tau, forces=parts), new)
-                w.check(new, sc.sim.max_kinetic_energy)
-                state = new
+                state, wrench = self.step(state)
                 if course_done is not None and k % 50 == 0 and course_done(state):
                     break
                 if k % 50 == 0 and getattr(controller, "finished", False):  # the trial is decided (climb.*)

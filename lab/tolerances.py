@@ -60,6 +60,16 @@ TOL = {
     "hydro.decay_rel": Tol(
         0.01, "semi-implicit Euler's first-order error h·c/m ≈ 0.2 % (normal) at 1 ms, plus the lagged "
               "tangential correction's O(h) lag; 1 % of the initial speed"),
+    # step_climb (Hu 2013): engine vs screw model, peak motor torque over the quasi-static climb phase.
+    "climb.peak_torque_rel": Tol(
+        0.10, "issue bar; the model is quasi-static and rigid with no slip; the engine torque is a 0.1 s moving "
+              "average of the PI-servoed joint torques (contact jitter), eq. 11 referred to the commanded θ̇"),
+    # step_climb: the engine's largest climbable height must lie between the paper's experiment and theory.
+    "climb.max_height_lo": Tol(0.17, "Hu 2013 §6: 17 cm climbed in the experiment (0.3 m arm, 0.3 rad/s)"),
+    "climb.max_height_hi": Tol(0.195, "Hu 2013 §4.3: theoretical limit min(l, l − r) = 0.195 m"),
+    # tracked robot: flat-ground pulling force of the roller track vs μ·N on the track.
+    "tracked.pull_rel": Tol(0.05, "Coulomb limit of the rollers in contact; the guide wheel's share of the weight is "
+                                  "measured, not assumed; 5 % covers the contact solver's friction pyramid"),
     # inertia read back from the engine vs the spec (URDF_USE_INERTIA_FROM_FILE honoured).
     "robot.inertia_rel": Tol(1e-6, "URDF numbers are written with 10 significant digits"),
 }

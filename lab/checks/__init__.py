@@ -70,6 +70,6 @@ def run_checks(names: list[str], overrides: list[str], out: Path) -> tuple[bool,
 
 
 # Registration: importing the modules registers their checks.
-from . import eel, energy_balance, friction_block, turning_law  # noqa: E402,F401
+from . import eel, energy_balance, friction_block, step_climb, turning_law  # noqa: E402,F401
 
 __all__ = ["CHECKS", "Figure", "check", "run_checks", "json"]

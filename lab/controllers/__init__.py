@@ -1,5 +1,6 @@
 """Controllers by scenario ``type``: name -> (params dataclass, controller class)."""
 
+from .climbing import TrackedClimb, TrackedClimbParams
 from .eel_fl import EelFeedbackLinearization, EelFLParams
 from .passive_creeping import PassiveCreeping, PassiveCreepingParams
 from .serpenoid import Serpenoid, SerpenoidParams
@@ -8,6 +9,7 @@ CONTROLLERS = {
     "passive_creeping": (PassiveCreepingParams, PassiveCreeping),
     "serpenoid": (SerpenoidParams, Serpenoid),
     "eel_feedback_linearization": (EelFLParams, EelFeedbackLinearization),
+    "tracked_climb": (TrackedClimbParams, TrackedClimb),
 }
 
 
@@ -15,4 +17,5 @@ def make_controller(kind: str, params):
     return CONTROLLERS[kind][1](params)
 
 
-__all__ = ["CONTROLLERS", "make_controller", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams"]
+__all__ = ["CONTROLLERS", "make_controller", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams",
+           "TrackedClimb", "TrackedClimbParams"]

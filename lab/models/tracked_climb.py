@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -939,4 +939,4 @@ def max_height(p: ClimbParams = ClimbParams(), arm_speed: float = 0.5, alpha: fl
 __all__ = ["ClimbParams", "ClimbPath", "ClimbResult", "Chain", "Joint", "Link", "Perimeter", "climb",
            "climb_chain", "climb_path", "flip_chain", "forward_distance", "gravity_S", "height_limit",
            "max_height", "trig_climb_pose", "trig_closure", "exp_twist", "adjoint", "lie_bracket",
-           "twist_revolute", "twist_prismatic", "R_world_step", "replace"]
+           "twist_revolute", "twist_prismatic", "R_world_step"]

@@ -21,7 +21,7 @@ from ..errors import LabError
 
 log = logging.getLogger(__name__)
 
-SECTION_MODULES = ("lab.trials.seed001_report", "lab.trials.seed003_report")
+SECTION_MODULES = ("lab.trials.seed001_report", "lab.trials.seed003_report", "lab.trials.seed004_report")
 MARKS = ("pass", "warn", "fail", "info")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 

@@ -2,7 +2,8 @@
 
 from .eel import EelSpec
 from .snake import SnakeSpec
+from .tracked import TrackedSpec
 
-ROBOTS = {"snake": SnakeSpec, "eel": EelSpec}
+ROBOTS = {"snake": SnakeSpec, "eel": EelSpec, "tracked": TrackedSpec}
 
-__all__ = ["ROBOTS", "EelSpec", "SnakeSpec"]
+__all__ = ["ROBOTS", "EelSpec", "SnakeSpec", "TrackedSpec"]

@@ -1,0 +1,153 @@
+"""A step (and a flight of stairs) on a slope, for the tracked robot's climbing trials (Hu 2013, Figs 5–6).
+
+The engine's world frame is the paper's *step frame* S (Fig 6), with axes renamed for the URDF
+convention: x_E = the climbing direction (S's y), y_E = −x_S (along the edge, to the robot's left),
+z_E = the slope normal (S's z). The ground plane is z = 0 and the riser faces −x at x = ``step_x``.
+
+The slope is modelled by turning gravity, not the ground: g_E is (0, 0, −g) seen from S =
+R_z(β)ᵀ R_x(α)ᵀ (eqs. 1–2's virtual joints exp(ξ̂1 α) exp(ξ̂2 β)), so α > 0, β = 0 climbs straight up
+a slope of α. Physically identical to a tilted arena, and the robot still starts at rest height on
+its base face; the GUI then shows the slope as gravity pointing off the vertical.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..engine import pb
+from . import register_arena
+
+
+def gravity_E(slope_deg: float, yaw_deg: float, g: float) -> np.ndarray:
+    """Gravity in the engine (step) frame for a slope α and climbing yaw β (degrees)."""
+    a, b = math.radians(slope_deg), math.radians(yaw_deg)
+    Rx = np.array([[1, 0, 0], [0, math.cos(a), -math.sin(a)], [0, math.sin(a), math.cos(a)]])
+    Rz = np.array([[math.cos(b), -math.sin(b), 0], [math.sin(b), math.cos(b), 0], [0, 0, 1]])
+    gS = (Rx @ Rz).T @ np.array([0.0, 0.0, -g])
+    return np.array([gS[1], -gS[0], gS[2]])
+
+
+def _check_common(obj) -> None:
+    if not -89.0 <= obj.slope_deg <= 89.0:
+        raise ValueError(f"slope_deg: must be in [-89, 89] degrees, got {obj.slope_deg}")
+    if not -180.0 <= obj.yaw_deg <= 180.0:
+        raise ValueError(f"yaw_deg: must be in [-180, 180] degrees, got {obj.yaw_deg}")
+    if not 0.0 <= obj.friction <= 5.0:
+        raise ValueError(f"friction: must be in [0, 5], got {obj.friction}")
+    if not 0.05 <= obj.width <= 20.0:
+        raise ValueError(f"width: must be in [0.05, 20] m, got {obj.width}")
+    if not -5.0 <= obj.step_x <= 50.0:
+        raise ValueError(f"step_x: must be in [-5, 50] m, got {obj.step_x}")
+
+
+@register_arena("step")
+@dataclass(frozen=True)
+class Step:
+    """One step of height ``step_height`` whose riser is at x = ``step_x``, on a plane of slope
+    ``slope_deg`` approached at yaw ``yaw_deg``. ``friction`` is the engine coefficient of ground and
+    step (Bullet multiplies it with the robot's). ``step_height`` = 0 leaves the plane alone."""
+
+    step_height: float = 0.10
+    slope_deg: float = 0.0
+    yaw_deg: float = 0.0
+    step_x: float = 0.16
+    step_depth: float = 0.8
+    width: float = 1.5
+    friction: float = 1.0
+
+    def __post_init__(self):
+        if not 0.0 <= self.step_height <= 1.0:
+            raise ValueError(f"step_height: must be in [0, 1] m, got {self.step_height}")
+        if not 0.05 <= self.step_depth <= 20.0:
+            raise ValueError(f"step_depth: must be in [0.05, 20] m, got {self.step_depth}")
+        _check_common(self)
+
+    @property
+    def edge(self) -> tuple[float, float]:
+        """(x, z) of the edge line (parallel to y)."""
+        return self.step_x, self.step_height
+
+    def gravity(self, g: float) -> np.ndarray:
+        return gravity_E(self.slope_deg, self.yaw_deg, g)
+
+    def build(self, world) -> int:
+        ground = _plane(world, self.friction)
+        world.client.setGravity(*self.gravity(world.gravity).tolist())
+        world.arena_bodies = {"ground": ground}
+        if self.step_height > 0:
+            world.arena_bodies["step"] = _box(world, (self.step_x + self.step_depth / 2, 0.0, self.step_height / 2),
+                                              (self.step_depth, self.width, self.step_height), self.friction)
+        return ground
+
+
+@register_arena("stairs")
+@dataclass(frozen=True)
+class Stairs:
+    """``n_steps`` steps of rise ``rise`` and tread ``tread``, the first riser at x = ``step_x``."""
+
+    rise: float = 0.15
+    tread: float = 0.45
+    n_steps: int = 3
+    slope_deg: float = 0.0
+    yaw_deg: float = 0.0
+    step_x: float = 0.16
+    width: float = 1.5
+    friction: float = 1.0
+
+    def __post_init__(self):
+        if not 0.0 < self.rise <= 1.0:
+            raise ValueError(f"rise: must be in (0, 1] m, got {self.rise}")
+        if not 0.05 <= self.tread <= 10.0:
+            raise ValueError(f"tread: must be in [0.05, 10] m, got {self.tread}")
+        if not isinstance(self.n_steps, int) or not 1 <= self.n_steps <= 50:
+            raise ValueError(f"n_steps: must be an integer in [1, 50], got {self.n_steps!r}")
+        _check_common(self)
+
+    @property
+    def step_height(self) -> float:
+        return self.rise
+
+    @property
+    def edge(self) -> tuple[float, float]:
+        return self.step_x, self.rise
+
+    def gravity(self, g: float) -> np.ndarray:
+        return gravity_E(self.slope_deg, self.yaw_deg, g)
+
+    def build(self, world) -> int:
+        ground = _plane(world, self.friction)
+        world.client.setGravity(*self.gravity(world.gravity).tolist())
+        world.arena_bodies = {"ground": ground}
+        for k in range(self.n_steps):
+            top = (k + 1) * self.rise
+            depth = self.tread * (self.n_steps - k) + 0.5
+            x0 = self.step_x + k * self.tread
+            world.arena_bodies[f"step_{k}"] = _box(world, (x0 + depth / 2, 0.0, top - self.rise / 2),
+                                                   (depth, self.width, self.rise), self.friction)
+        return ground
+
+
+def _plane(world, friction: float) -> int:
+    c = world.client
+    shape = c.createCollisionShape(pb.GEOM_PLANE)
+    vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=[0.82, 0.82, 0.78, 1],
+                              visualFramePosition=[0, 0, -0.001])
+    ground = c.createMultiBody(0, shape, vis)
+    c.changeDynamics(ground, -1, restitution=0.0, lateralFriction=friction)
+    return ground
+
+
+def _box(world, centre, size, friction: float) -> int:
+    c = world.client
+    half = [s / 2 for s in size]
+    shape = c.createCollisionShape(pb.GEOM_BOX, halfExtents=half)
+    vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=[0.62, 0.60, 0.56, 1])
+    body = c.createMultiBody(0, shape, vis, basePosition=list(centre))
+    c.changeDynamics(body, -1, restitution=0.0, lateralFriction=friction)
+    return body
+
+
+__all__ = ["Step", "Stairs", "gravity_E"]

@@ -1,0 +1,356 @@
+"""Step-climbing controller of the tracked wheel-manipulator robot (Hu 2013 §2.2, Figs 2, 5).
+
+Phases, detected from the snapshot (no engine calls):
+    0 advance  — the track drives at ``advance_speed``; the arm trails on its guide wheel.
+    1 flip     — the body stalled against the riser (forward speed below ``stall_fraction`` of the
+                 command for ``stall_time``): the arm turns at θ̇ and lifts the rear until the front
+                 face stands against the riser (body pitch ≥ 30° − ``flip_tolerance_deg``).
+    2 climb    — the paper's climb (§3): arm at θ̇ and track at v_d = θ̇ r / i2 (eq. 12).
+    3 drive-on — the body is flat again (pitch a multiple of 120°, its triangle on a face): track
+                 forward, arm passive.
+Pitch is the body's rotation about +y (nose down positive); the engine frame is the step frame, so
+it is measured against the step, whatever the slope.
+
+Two drive modes:
+    ``independent`` — arm speed and track speed are servoed separately (explicit PI loops), for the
+        paper's climb analysis at fixed θ̇. Each output is limited to what the one motor could give
+        it alone: |τ_arm| ≤ i0 i1 τ_max, |τ_pulley| ≤ i0 i1 i2 τ_max, θ̇ ≤ ω_max/(i0 i1),
+        v ≤ ω_max r/(i0 i1 i2). The logged motor torque is eq. (11) at the shaft from the joint
+        torques: (τ_arm + τ_pulley/i2)/(i0 i1) — the power of both outputs per unit θ̇, as the paper
+        refers it.
+    ``differential`` — the single motor of §1.1: a PI speed servo on the motor speed
+        ω_m = i0 i1 (θ̇ + i2 ψ̇) sets τ_m (|τ_m| ≤ τ_max); the planetary puts i0 i1 τ_m on the arm and
+        i0 i1 i2 τ_m on the pulley (see lab.models.tracked_climb). Which output moves is up to the
+        loads; the phases are only observed.
+
+The controller keeps a per-step log (phase, COM, torques, the support points from the contact
+snapshot) for :meth:`run_metrics`, which the runner merges into the run's metrics.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from ..state import ModelInfo, RobotState
+from .base import Controller
+
+FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
+TWO_PI_3 = 2 * math.pi / 3
+
+
+@dataclass(frozen=True)
+class TrackedClimbParams:
+    """Defaults: θ̇ = 0.5 rad/s and 3 cm/s approach (§4.1, §6); drive constants of Table 1 (they must
+    match the robot's, which the trial checks)."""
+
+    mode: Literal["independent", "differential"] = "independent"
+    arm_speed: float = 0.5  # θ̇ during flip and climb (rad/s)
+    advance_speed: float = 0.03  # track speed before the step and after it (m/s)
+    track_ratio: float = 1.0  # climb track speed = track_ratio · θ̇ r / i2 (1 = eq. 12)
+    motor_speed_rpm: float = 3600.0  # differential mode: the servo's target (and the limit)
+    motor_torque_max: float = 18.8e-3
+    i0: float = 144.0
+    i1: float = 5.0
+    i2: float = 3.0 / 8.0
+    pulley_radius: float = 0.025
+    stall_fraction: float = 0.3
+    stall_time: float = 0.15
+    flip_tolerance_deg: float = 1.0
+    kp_arm: float = 20.0
+    ki_arm: float = 400.0
+    kp_drive: float = 0.2
+    ki_drive: float = 5.0
+    kp_motor: float = 3e-6
+    ki_motor: float = 2.5e-4
+    log_every: int = 5
+    arm_stop: float = 3.1  # the arm joint's limit (rad), as the robot's arm_joint_limit
+    stop_after_climb: bool = False  # trials: end the run 1 s into drive-on (the outcome is decided)
+    advance_limit: float = 0.45  # trials: …or once the body has advanced this far without a stall (m)
+
+    def __post_init__(self):
+        if self.mode not in ("independent", "differential"):
+            raise ValueError(f"mode: must be 'independent' or 'differential', got {self.mode!r}")
+        if not 0.0 < self.arm_speed <= 5.0:
+            raise ValueError(f"arm_speed: must be in (0, 5] rad/s, got {self.arm_speed}")
+        if not 0.0 <= self.advance_speed <= 1.0:
+            raise ValueError(f"advance_speed: must be in [0, 1] m/s, got {self.advance_speed}")
+        if not 0.0 <= self.track_ratio <= 5.0:
+            raise ValueError(f"track_ratio: must be in [0, 5], got {self.track_ratio}")
+        for name in ("motor_speed_rpm", "motor_torque_max", "i0", "i1", "i2", "pulley_radius", "stall_time"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)}")
+        if not 0.0 < self.stall_fraction < 1.0:
+            raise ValueError(f"stall_fraction: must be in (0, 1), got {self.stall_fraction}")
+        if not 0.0 <= self.flip_tolerance_deg <= 15.0:
+            raise ValueError(f"flip_tolerance_deg: must be in [0, 15], got {self.flip_tolerance_deg}")
+        for name in ("kp_arm", "ki_arm", "kp_drive", "ki_drive", "kp_motor", "ki_motor"):
+            if not 0.0 <= getattr(self, name) <= 1e5:
+                raise ValueError(f"{name}: must be in [0, 1e5], got {getattr(self, name)}")
+        if not isinstance(self.log_every, int) or not 1 <= self.log_every <= 1000:
+            raise ValueError(f"log_every: must be an integer in [1, 1000], got {self.log_every!r}")
+
+    # derived limits
+    @property
+    def motor_speed_max(self) -> float:
+        return self.motor_speed_rpm * 2 * math.pi / 60
+
+    @property
+    def arm_torque_max(self) -> float:
+        return self.i0 * self.i1 * self.motor_torque_max
+
+    @property
+    def pulley_torque_max(self) -> float:
+        return self.i0 * self.i1 * self.i2 * self.motor_torque_max
+
+    @property
+    def arm_speed_max(self) -> float:
+        return self.motor_speed_max / (self.i0 * self.i1)
+
+    @property
+    def track_speed_max(self) -> float:
+        return self.motor_speed_max * self.pulley_radius / (self.i0 * self.i1 * self.i2)
+
+
+class _PI:
+    """Explicit PI speed loop with the integral clamped so its share never exceeds the limit."""
+
+    def __init__(self, kp: float, ki: float, limit: float):
+        self.kp, self.ki, self.limit = kp, ki, limit
+        self.i = 0.0
+
+    def __call__(self, err: float, dt: float) -> float:
+        if self.ki > 0:
+            self.i = min(max(self.i + err * dt, -self.limit / self.ki), self.limit / self.ki)
+        u = self.kp * err + self.ki * self.i
+        return min(max(u, -self.limit), self.limit)
+
+    def reset(self) -> None:
+        self.i = 0.0
+
+
+def body_pitch(state: RobotState) -> float:
+    """Rotation of the body (link 0) about +y, nose down positive (rad), in (−π, π]."""
+    x = state.R_WB[0][:, 0]
+    return math.atan2(-x[2], x[0])
+
+
+class TrackedClimb(Controller):
+    """Advance, flip, climb, drive on (see the module doc)."""
+
+    PHASES = ("advance", "flip", "climb", "drive_on")
+
+    def __init__(self, params: TrackedClimbParams):
+        super().__init__(params)
+        self.phase = 0
+        self.log: dict[str, list] = {}
+
+    def reset(self, model: ModelInfo, dt: float) -> None:
+        super().reset(model, dt)
+        p = self.params
+        names = model.joint_names
+        self.j_arm = names.index("arm_joint")
+        self.j_drive = names.index("drive_joint")
+        self.arm_limit = p.arm_stop
+        self.l_arm = model.link_names.index("arm")
+        self.l_guide = model.link_names.index("guide")
+        self.rollers = np.array([i for i, n in enumerate(model.link_names) if n.startswith("roller_")])
+        self.j_rollers = np.array([i for i, n in enumerate(names) if n.startswith("roller_joint_")])
+        self.roller_mask = np.zeros(model.n_links, bool)
+        self.roller_mask[self.rollers] = True
+        self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
+        self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
+        self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
+        self.phase = 0
+        self.k = 0
+        self.t_slow = 0.0
+        self.t_phase = [math.nan] * 4
+        self.t_phase[0] = 0.0
+        self.max_pitch = 0.0
+        self.t_now = 0.0
+        self.t_first_drive_on = math.nan
+        self.advanced = 0.0
+        self.x0 = np.zeros(3)
+        self.log = {k: [] for k in ("t", "phase", "com", "body", "pitch", "theta", "theta_dot", "psi_dot", "tau_arm",
+                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft")}
+
+    # -------------------------------------------------------------------- commands
+    def arm_speed_cmd(self) -> float:
+        return min(self.params.arm_speed, self.params.arm_speed_max)
+
+    def climb_track_speed(self) -> float:
+        p = self.params
+        return min(p.track_ratio * self.arm_speed_cmd() * p.pulley_radius / p.i2, p.track_speed_max)
+
+    def _transition(self, phase: int, t: float) -> None:
+        if phase == 3 and math.isnan(self.t_first_drive_on):
+            self.t_first_drive_on = t
+        self.phase = phase
+        self.t_phase[phase] = t if math.isnan(self.t_phase[phase]) else self.t_phase[phase]
+        self.arm_pi.reset()
+
+    def _update_phase(self, state: RobotState, pitch: float) -> None:
+        p = self.params
+        t = state.t
+        if self.phase == 0:
+            x_B = state.R_WB[0][:, 0]
+            v_fwd = float(state.v_W[0] @ x_B)
+            if t > 0.3 and v_fwd < p.stall_fraction * max(p.advance_speed, 1e-3):
+                self.t_slow += self.dt
+            else:
+                self.t_slow = 0.0
+            if self.t_slow >= p.stall_time or pitch > math.radians(3.0):
+                self._transition(1, t)
+        elif self.phase == 1:
+            if pitch >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
+                self._transition(2, t)
+        elif self.phase == 2:
+            # flat again: the triangle rests still on a face (pitch ≡ 0 mod 120°) after having climbed
+            # (or fallen back: pitch ≈ 0)
+            # done: the triangle rests still on a face again (pitch ≡ 0 mod 120°) — tipped onto its front
+            # face on the step (pitch ≈ 120°), rolled onto its base over the bottom pulley (low steps),
+            # or fallen back (pitch ≈ 0)
+            flat = abs((pitch + math.pi / 3) % TWO_PI_3 - math.pi / 3) < math.radians(4.0)
+            still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
+            if flat and still and (self.max_pitch > math.radians(60.0) or pitch < math.radians(5.0)):
+                self._transition(3, t)
+        elif self.phase == 3:
+            x_B = state.R_WB[0][:, 0]
+            v_fwd = float(state.v_W[0] @ x_B)
+            flat = abs((pitch + math.pi / 3) % TWO_PI_3 - math.pi / 3) < math.radians(8.0)
+            # a new riser: stall again → flip again (stairs)
+            if flat and t - self.t_phase[3] > 1.0 and v_fwd < p.stall_fraction * max(p.advance_speed, 1e-3):
+                self.t_slow += self.dt
+                if self.t_slow >= p.stall_time:
+                    self.t_phase = [self.t_phase[0], math.nan, math.nan, math.nan]
+                    self.max_pitch = 0.0
+                    self._transition(1, t)
+            else:
+                self.t_slow = 0.0
+
+    # -------------------------------------------------------------------- act
+    def act(self, state: RobotState) -> np.ndarray:
+        p = self.params
+        dt = self.dt
+        tau = np.zeros(self.model.n_joints)
+        pitch = body_pitch(state)
+        # unwrap relative to the last value so 120° poses stay continuous
+        if self.k:
+            prev = self._pitch_prev
+            pitch = prev + ((pitch - prev + math.pi) % (2 * math.pi) - math.pi)
+        self._pitch_prev = pitch
+        self.max_pitch = max(self.max_pitch, pitch)
+        self.t_now = state.t
+        if self.k == 0:
+            self.x0 = state.p_W[0].copy()
+        self.advanced = float(np.linalg.norm((state.p_W[0] - self.x0)[:2]))
+        self._update_phase(state, pitch)
+        th_dot = float(state.qd[self.j_arm])
+        # the belt's rate: the mean over the rollers (the gear constraints are solved iteratively, so a
+        # loaded roller may run a few % off the drive link; the belt is what moves the robot)
+        psi_dot = float(state.qd[self.j_rollers].mean())
+        r = p.pulley_radius
+        if p.mode == "differential":
+            w_m = p.i0 * p.i1 * (th_dot + p.i2 * psi_dot)
+            tau_m = self.motor_pi(p.motor_speed_max - w_m, dt)
+            tau_arm, tau_drive = p.i0 * p.i1 * tau_m, p.i0 * p.i1 * p.i2 * tau_m
+        else:
+            if self.phase in (1, 2):
+                # at the arm's end stop, hold it there (the motor would only stall against the stop)
+                at_stop = float(state.q[self.j_arm]) > self.arm_limit - 0.15
+                w_arm = 0.0 if at_stop else self.arm_speed_cmd()
+                tau_arm = self.arm_pi(w_arm - th_dot, dt)
+                v = self.climb_track_speed() if self.phase == 2 else min(p.advance_speed, p.track_speed_max)
+            else:
+                tau_arm = 0.0
+                v = min(p.advance_speed, p.track_speed_max)
+            tau_drive = self.drive_pi(v / r - psi_dot, dt)
+            tau_m = (tau_arm + tau_drive / p.i2) / (p.i0 * p.i1)
+        tau[self.j_arm] = tau_arm
+        tau[self.j_drive] = tau_drive
+        if self.k % p.log_every == 0:
+            self._log(state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m)
+        self.k += 1
+        return tau
+
+    def _log(self, state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m) -> None:
+        L = self.log
+        L["t"].append(state.t)
+        L["phase"].append(self.phase)
+        L["com"].append(state.com_W.copy())
+        L["body"].append(state.p_W[0].copy())
+        L["pitch"].append(pitch)
+        L["theta"].append(float(state.q[self.j_arm]) - FLIP_PITCH)  # the screw model's θ
+        L["theta_dot"].append(th_dot)
+        L["psi_dot"].append(psi_dot)
+        L["tau_arm"].append(tau_arm)
+        L["tau_drive"].append(tau_drive)
+        L["tau_motor"].append(tau_m)
+        A = B = C = np.full(3, np.nan)
+        fn = ft = 0.0
+        cs = state.contacts
+        if cs is not None and len(cs):
+            link = cs[:, 0].astype(int)
+            on_roller = self.roller_mask[np.clip(link, 0, len(self.roller_mask) - 1)]
+            # track–step contacts: a roller touching anything above the ground plane
+            ts = on_roller & (cs[:, 4] > 0.004)
+            if ts.any():
+                P = cs[ts, 2:5]
+                A, B = P[np.argmax(P[:, 1])], P[np.argmin(P[:, 1])]
+                fn = float(cs[ts, 8].sum())
+                ft = float(np.linalg.norm(cs[ts, 9:12].sum(axis=0)))
+            g = link == self.l_guide
+            if g.any():
+                C = cs[g, 2:5].mean(axis=0)
+        L["A"].append(A)
+        L["B"].append(B)
+        L["C"].append(C)
+        L["edge_fn"].append(fn)
+        L["edge_ft"].append(ft)
+
+    def tunables(self) -> dict[str, tuple[float, float]]:
+        return {"arm_speed": (0.05, 1.0), "advance_speed": (0.0, 0.06)}
+
+    def gui_overlay(self, state: RobotState):
+        """The support triangle A B C (track–step contact line and guide-wheel contact, from the
+        contact snapshot) in green, the COM's vertical to the ground in orange, and the eq.-13 margin
+        (projected along z: the GUI scenarios are on level ground)."""
+        from ..analysis.stability import support_margin
+
+        L = self.log
+        if not L.get("A"):
+            return [], ""
+        A, B, C = L["A"][-1], L["B"][-1], L["C"][-1]
+        com = state.com_W
+        lines = [(com, (com[0], com[1], 0.0), (0.95, 0.55, 0.05))]
+        text = f"{self.PHASES[self.phase]}"
+        if np.isfinite(A).all() and np.isfinite(C).all() and abs(A[1] - B[1]) > 1e-3:
+            g = (0.1, 0.75, 0.2)
+            lines += [(A, B, g), (B, C, g), (C, A, g)]
+            text += f"   support margin d = {100 * support_margin(A, B, C, com):+.1f} cm"
+        return lines, text
+
+    @property
+    def finished(self) -> bool:
+        """With ``stop_after_climb``: 1 s after the climb first handed over to drive-on (on the step,
+        or tumbled back in front of it), or when the body advanced ``advance_limit`` without a stall."""
+        if not self.params.stop_after_climb:
+            return False
+        if self.phase == 0 and self.advanced > self.params.advance_limit:
+            return True  # drove over whatever was there without stalling (a step lower than r)
+        return not math.isnan(self.t_first_drive_on) and self.t_now - self.t_first_drive_on > 1.0
+
+    # -------------------------------------------------------------------- metrics
+    def logged(self) -> dict[str, np.ndarray]:
+        return {k: np.asarray(v, float) for k, v in self.log.items()}
+
+    def run_metrics(self, series: dict, scenario) -> dict:
+        from ..trials.step_climb import climb_metrics
+
+        return climb_metrics(self.logged(), scenario)
+
+
+__all__ = ["TrackedClimbParams", "TrackedClimb", "body_pitch"]

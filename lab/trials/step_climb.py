@@ -1,0 +1,107 @@
+"""Step-climbing trials of the tracked robot (Hu 2013, seed 004): the ``climb.*`` metrics of one run.
+
+Definitions (engine side; the screw model's counterparts in lab.models.tracked_climb):
+    start        the first robot–step contact (a roller touching the step)
+    over         the robot's COM passes over the edge line, perpendicular to gravity (it then tips
+                 onto the step) — the model's end of the climb
+    success      ``over`` happened and at the end of the run the body's centre is above the step
+                 top (x beyond the riser, z above h + rest height / 2)
+    time_s       over − start (the model's flip + climb time, started at first contact)
+    peak_motor_torque_Nm  the largest motor torque at the shaft (eq. 11; in the independent mode the
+                 power of both outputs referred to i0 i1 θ̇: (τ_arm + τ_pulley/i2)/(i0 i1)) from start
+                 to over, after a 0.1 s moving average (the engine's contact solve makes the joint
+                 torques jitter step to step; the model is quasi-static)
+    peak_climb_torque_Nm  the same over the climb phase only (front face against the riser)
+    min_margin_m the smallest eq.-13 margin over the climb phase up to ``over``, from the engine's
+                 contact points: A, B the extreme track–step contacts along the edge, C the guide
+                 wheel's contact, projected along gravity
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..analysis.stability import support_margins
+
+
+def moving_average(x: np.ndarray, n: int) -> np.ndarray:
+    if n <= 1 or len(x) < n:
+        return x.copy()
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    out = (c[n:] - c[:-n]) / n
+    pad = n // 2
+    return np.concatenate([np.full(pad, out[0]), out, np.full(len(x) - len(out) - pad, out[-1])])
+
+
+def climb_metrics(L: dict, sc) -> dict:
+    """``climb.*`` metrics from a :class:`~lab.controllers.climbing.TrackedClimb` log."""
+    arena = sc.arena
+    m: dict = {}
+    h = float(getattr(arena, "step_height", 0.0))
+    x_edge = float(getattr(arena, "step_x", math.nan))
+    t = L["t"]
+    nan = float("nan")
+    keys = ("success", "time_s", "peak_motor_torque_Nm", "peak_climb_torque_Nm", "min_margin_m", "over_s",
+            "start_s", "flip_s", "climb_s", "max_pitch_deg", "peak_arm_torque_Nm", "peak_belt_force_N")
+    if len(t) < 2 or not hasattr(arena, "gravity"):
+        return {f"climb.{k}": (False if k == "success" else nan) for k in keys}
+    if h <= 0:  # nothing to climb
+        out = {f"climb.{k}": nan for k in keys}
+        out.update({"climb.success": True, "climb.time_s": 0.0})
+        return out
+    g = arena.gravity(sc.sim.gravity)
+    gh = g / np.linalg.norm(g)
+    com, body, phase = L["com"], L["body"], L["phase"].astype(int)
+    A, B, C = L["A"], L["B"], L["C"]
+    touching = np.isfinite(A[:, 0])
+    i0 = int(np.argmax(touching)) if touching.any() else None
+    # forward distance of the COM beyond the edge line, perpendicular to gravity (x is the climbing axis)
+    d = (com[:, 0] - x_edge) * (-gh[2]) + (com[:, 2] - h) * gh[0]
+    over_idx = np.nonzero((d >= 0) & (np.arange(len(t)) >= (i0 or 0)))[0]
+    i_over = int(over_idx[0]) if (i0 is not None and over_idx.size) else None
+    on_top = bool(body[-1, 0] > x_edge and body[-1, 2] > h + 0.5 * sc.robot.rest_height)
+    m["climb.success"] = bool(i_over is not None and on_top)
+    m["climb.start_s"] = float(t[i0]) if i0 is not None else nan
+    m["climb.over_s"] = float(t[i_over]) if i_over is not None else nan
+    m["climb.time_s"] = float(t[i_over] - t[i0]) if i_over is not None else nan
+    for k, name in ((1, "flip_s"), (2, "climb_s")):
+        idx = np.nonzero(phase == k)[0]
+        m[f"climb.{name}"] = float(t[idx[-1]] - t[idx[0]]) if idx.size else nan
+    dt_log = float(np.median(np.diff(t)))
+    n_avg = max(1, int(round(0.1 / dt_log)))
+    tau_m = moving_average(L["tau_motor"], n_avg)
+    tau_a = moving_average(L["tau_arm"], n_avg)
+    F_b = moving_average(L["tau_drive"], n_avg) / sc.controller.pulley_radius
+    end = i_over if i_over is not None else len(t)
+    win = np.zeros(len(t), bool)
+    if i0 is not None:
+        win[i0:end] = True
+    active = win & (phase >= 1)
+    m["climb.peak_motor_torque_Nm"] = float(tau_m[active].max()) if active.any() else nan
+    cl = win & (phase == 2)
+    m["climb.peak_climb_torque_Nm"] = float(tau_m[cl].max()) if cl.any() else nan
+    m["climb.peak_arm_torque_Nm"] = float(tau_a[active].max()) if active.any() else nan
+    m["climb.peak_belt_force_N"] = float(F_b[active].max()) if active.any() else nan
+    # a support line needs contacts across the track's width (one-sided contact: no line AB)
+    wide = np.abs(A[:, 1] - B[:, 1]) > 0.25 * getattr(sc.robot, "width", 0.0)
+    ok = cl & np.isfinite(A[:, 0]) & np.isfinite(C[:, 0]) & wide
+    if ok.any():
+        mar = support_margins(A[ok], B[ok], C[ok], com[ok], up=-gh, com_behind_edge=True)
+        m["climb.min_margin_m"] = float(mar.min())
+    else:
+        m["climb.min_margin_m"] = nan
+    m["climb.max_pitch_deg"] = float(np.degrees(L["pitch"].max()))
+    return m
+
+
+def check_drive_constants(spec, ctrl) -> None:
+    """The controller's copy of the drive constants must be the robot's (Table 1)."""
+    for name in ("i0", "i1", "i2", "motor_torque_max", "motor_speed_rpm", "pulley_radius"):
+        a, b = getattr(spec, name), getattr(ctrl, name)
+        if abs(a - b) > 1e-12 * max(1.0, abs(a)):
+            raise ValueError(f"{name}: controller has {b}, robot has {a}; they must agree")
+
+
+__all__ = ["climb_metrics", "check_drive_constants", "moving_average"]
