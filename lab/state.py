@@ -49,7 +49,10 @@ class ModelInfo:
     @property
     def I_diag(self) -> np.ndarray:
         """(N, 3) principal moments: the link frames are the URDF's principal axes (diagonal I_B)."""
-        return self.__dict__.setdefault("_I_diag", np.einsum("nii->ni", self.I_B).copy())
+        d = self.__dict__.get("_I_diag")
+        if d is None:
+            d = self.__dict__["_I_diag"] = np.einsum("nii->ni", self.I_B).copy()
+        return d
 
     @property
     def n_joints(self) -> int:

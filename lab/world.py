@@ -168,12 +168,11 @@ class World:
         if self.n_joints:
             ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1)
             js = self._pb_joint_states(b, self._joint_ids)
-            p = np.array([pos, *[s[0] for s in ls]])
-            quat = np.array([orn, *[s[1] for s in ls]])
-            v = np.array([lin, *[s[6] for s in ls]])
-            w = np.array([ang, *[s[7] for s in ls]])
-            qj = np.array([s[0] for s in js])
-            qdj = np.array([s[1] for s in js])
+            # one array per kind of engine answer (tuples concatenated first): np.array calls dominate
+            a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])
+            p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
+            j = np.array([s[:2] for s in js])
+            qj, qdj = j[:, 0], j[:, 1]
         else:
             p, quat, v, w = (np.array([x]) for x in (pos, orn, lin, ang))
             qj = qdj = np.zeros(0)
