@@ -85,20 +85,25 @@ class World:
         self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
-    def load_robot(self, urdf_text: str, base_pos, base_yaw: float, link_length: float, effort: float,
-                   engine_friction: float = 0.0) -> int:
-        """Load URDF text with the inertia it states, zero damping, and the velocity motors off."""
+    def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
+        """loadURDF wants a file: write the text to a temporary one. URDF_USE_INERTIA_FROM_FILE,
+        otherwise Bullet recomputes inertia from the collision shapes."""
         c = self.client
         fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
         try:
             with os.fdopen(fd, "w") as fh:
                 fh.write(urdf_text)
-            # URDF_USE_INERTIA_FROM_FILE: otherwise Bullet recomputes inertia from the collision shapes.
-            body = c.loadURDF(path, basePosition=list(base_pos),
+            return c.loadURDF(path, basePosition=list(base_pos),
                               baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
                               flags=pb.URDF_USE_INERTIA_FROM_FILE)
         finally:
             os.unlink(path)
+
+    def load_robot(self, urdf_text: str, base_pos, base_yaw: float, link_length: float, effort: float,
+                   engine_friction: float = 0.0) -> int:
+        """Load URDF text with the inertia it states, zero damping, and the velocity motors off."""
+        c = self.client
+        body = self._load_urdf_text(urdf_text, base_pos, base_yaw)
         self.robot = body
         n_urdf_joints = c.getNumJoints(body)
         infos = [c.getJointInfo(body, j) for j in range(n_urdf_joints)]
@@ -139,15 +144,7 @@ class World:
     def add_body(self, name: str, urdf_text: str, base_pos, base_yaw: float = 0.0) -> int:
         """Load a passive body (payload, obstacle) that force laws may push by name."""
         c = self.client
-        fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
-        try:
-            with os.fdopen(fd, "w") as fh:
-                fh.write(urdf_text)
-            body = c.loadURDF(path, basePosition=list(base_pos),
-                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                              flags=pb.URDF_USE_INERTIA_FROM_FILE)
-        finally:
-            os.unlink(path)
+        body = self._load_urdf_text(urdf_text, base_pos, base_yaw)
         c.changeDynamics(body, -1, linearDamping=0.0, angularDamping=0.0)
         self.bodies[name] = (body, float(c.getDynamicsInfo(body, -1)[0]))
         return body

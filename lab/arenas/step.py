@@ -43,9 +43,22 @@ def _check_common(obj) -> None:
         raise ValueError(f"step_x: must be in [-5, 50] m, got {obj.step_x}")
 
 
+class _TiltedArena:
+    """What Step and Stairs share: gravity tilted by the slope and the approach yaw, and the ground."""
+
+    def gravity(self, g: float) -> np.ndarray:
+        return gravity_E(self.slope_deg, self.yaw_deg, g)
+
+    def _build_ground(self, world) -> int:
+        ground = _plane(world, self.friction)
+        world.client.setGravity(*self.gravity(world.gravity).tolist())
+        world.arena_bodies = {"ground": ground}
+        return ground
+
+
 @register_arena("step")
 @dataclass(frozen=True)
-class Step:
+class Step(_TiltedArena):
     """One step of height ``step_height`` whose riser is at x = ``step_x``, on a plane of slope
     ``slope_deg`` approached at yaw ``yaw_deg``. ``friction`` is the engine coefficient of ground and
     step (Bullet multiplies it with the robot's). ``step_height`` = 0 leaves the plane alone."""
@@ -70,13 +83,8 @@ class Step:
         """(x, z) of the edge line (parallel to y)."""
         return self.step_x, self.step_height
 
-    def gravity(self, g: float) -> np.ndarray:
-        return gravity_E(self.slope_deg, self.yaw_deg, g)
-
     def build(self, world) -> int:
-        ground = _plane(world, self.friction)
-        world.client.setGravity(*self.gravity(world.gravity).tolist())
-        world.arena_bodies = {"ground": ground}
+        ground = self._build_ground(world)
         if self.step_height > 0:
             world.arena_bodies["step"] = _box(world, (self.step_x + self.step_depth / 2, 0.0, self.step_height / 2),
                                               (self.step_depth, self.width, self.step_height), self.friction)
@@ -85,7 +93,7 @@ class Step:
 
 @register_arena("stairs")
 @dataclass(frozen=True)
-class Stairs:
+class Stairs(_TiltedArena):
     """``n_steps`` steps of rise ``rise`` and tread ``tread``, the first riser at x = ``step_x``."""
 
     rise: float = 0.15
@@ -114,13 +122,8 @@ class Stairs:
     def edge(self) -> tuple[float, float]:
         return self.step_x, self.rise
 
-    def gravity(self, g: float) -> np.ndarray:
-        return gravity_E(self.slope_deg, self.yaw_deg, g)
-
     def build(self, world) -> int:
-        ground = _plane(world, self.friction)
-        world.client.setGravity(*self.gravity(world.gravity).tolist())
-        world.arena_bodies = {"ground": ground}
+        ground = self._build_ground(world)
         for k in range(self.n_steps):
             top = (k + 1) * self.rise
             depth = self.tread * (self.n_steps - k) + 0.5
