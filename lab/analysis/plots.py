@@ -37,23 +37,16 @@ def run_plots(result, out: Path) -> list[Path]:
     trajectories(ax, s, title=f"{sc.name}: module trajectories")
     paths.append(_save(fig, out / "trajectories.png"))
 
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for j in range(s["q"].shape[1]):
-        ax.plot(t, s["q"][:, j], lw=0.7, label=f"joint {j}")
-    ax.set_xlabel("t [s]")
-    ax.set_ylabel("joint angle [rad]")
-    ax.set_title("Joint angles (0 = tail joint)")
-    ax.legend(fontsize=6, ncol=3)
-    paths.append(_save(fig, out / "joint_angles.png"))
-
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for j in range(s["tau"].shape[1]):
-        ax.plot(t, s["tau"][:, j], lw=0.7, label=f"joint {j}")
-    ax.set_xlabel("t [s]")
-    ax.set_ylabel("joint torque [N·m]")
-    ax.set_title("Joint torques")
-    ax.legend(fontsize=6, ncol=3)
-    paths.append(_save(fig, out / "torques.png"))
+    for key, ylabel, title, name in (("q", "joint angle [rad]", "Joint angles (0 = tail joint)", "joint_angles"),
+                                      ("tau", "joint torque [N·m]", "Joint torques (0 = tail joint)", "torques")):
+        fig, ax = plt.subplots(figsize=(8, 4))
+        for j in range(s[key].shape[1]):
+            ax.plot(t, s[key][:, j], lw=0.7, label=f"joint {j}")
+        ax.set_xlabel("t [s]")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(fontsize=6, ncol=3)
+        paths.append(_save(fig, out / f"{name}.png"))
 
     fig, ax = plt.subplots(figsize=(8, 4))
     ax.plot(t, s["E"], lw=1.0, label="E (kinetic)")
