@@ -82,6 +82,7 @@ class World:
         self._pb_motor_array = bind(pb.setJointMotorControlArray, physicsClientId=cid)
         self._pb_force = bind(pb.applyExternalForce, physicsClientId=cid)
         self._pb_torque = bind(pb.applyExternalTorque, physicsClientId=cid)
+        self._pb_matrix = pb.getMatrixFromQuaternion
         self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
@@ -168,11 +169,15 @@ class World:
             # one array per kind of engine answer (tuples concatenated first): np.array calls dominate
             a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])
             p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
+            # Bullet's own quaternion → matrix (pure math, no engine state) is 2.5× cheaper than the
+            # numpy formula for a handful of links; RobotState.R_WB keeps that formula as the fallback.
+            R = np.array([self._pb_matrix(orn), *[self._pb_matrix(s[1]) for s in ls]]).reshape(-1, 3, 3)
             j = np.array([s[:2] for s in js])
             qj, qdj = j[:, 0], j[:, 1]
         else:
             p, quat, v, w = (np.array([x]) for x in (pos, orn, lin, ang))
             qj = qdj = np.zeros(0)
+            R = np.array(self._pb_matrix(orn)).reshape(1, 3, 3)
         fn = None
         if self.measure_contacts:
             fn = np.zeros(self.n_links)
@@ -188,6 +193,7 @@ class World:
         state = RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn,
                            extra=extra, contacts=contacts, prev_v_W=None if prev is None else prev.v_W,
                            prev_w_W=None if prev is None else prev.w_W)
+        state.__dict__["R_WB"] = R  # pre-fills the lazy attribute
         self._prev = state
         return state
 
