@@ -35,6 +35,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..models.tracked_climb import DriveLimits
 from ..state import ModelInfo, RobotState
 from .base import Controller
 
@@ -43,7 +44,7 @@ TWO_PI_3 = 2 * math.pi / 3
 
 
 @dataclass(frozen=True)
-class TrackedClimbParams:
+class TrackedClimbParams(DriveLimits):
     """Defaults: θ̇ = 0.5 rad/s and 3 cm/s approach (§4.1, §6); drive constants of Table 1 (they must
     match the robot's, which the trial checks)."""
 
@@ -92,27 +93,6 @@ class TrackedClimbParams:
                 raise ValueError(f"{name}: must be in [0, 1e5], got {getattr(self, name)}")
         if not isinstance(self.log_every, int) or not 1 <= self.log_every <= 1000:
             raise ValueError(f"log_every: must be an integer in [1, 1000], got {self.log_every!r}")
-
-    # derived limits
-    @property
-    def motor_speed_max(self) -> float:
-        return self.motor_speed_rpm * 2 * math.pi / 60
-
-    @property
-    def arm_torque_max(self) -> float:
-        return self.i0 * self.i1 * self.motor_torque_max
-
-    @property
-    def pulley_torque_max(self) -> float:
-        return self.i0 * self.i1 * self.i2 * self.motor_torque_max
-
-    @property
-    def arm_speed_max(self) -> float:
-        return self.motor_speed_max / (self.i0 * self.i1)
-
-    @property
-    def track_speed_max(self) -> float:
-        return self.motor_speed_max * self.pulley_radius / (self.i0 * self.i1 * self.i2)
 
 
 class _PI:

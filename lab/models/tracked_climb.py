@@ -105,8 +105,39 @@ def _check(cond: bool, name: str, what: str) -> None:
 # parameters
 
 
+class DriveLimits:
+    """The single motor's limits seen at its outputs (Hu 2013, Table 1; the planetary stage of §1.1).
+    Shared by the screw model's ClimbParams and the climb controller's parameters, which both carry
+    the fields motor_speed_rpm, motor_torque_max, i0, i1, i2 and pulley_radius."""
+
+    @property
+    def motor_speed_max(self) -> float:
+        """rad/s at the motor shaft."""
+        return self.motor_speed_rpm * TWO_PI / 60.0
+
+    @property
+    def arm_torque_max(self) -> float:
+        """i0 i1 τ_max on the arm."""
+        return self.i0 * self.i1 * self.motor_torque_max
+
+    @property
+    def pulley_torque_max(self) -> float:
+        """i0 i1 i2 τ_max on the pulley."""
+        return self.i0 * self.i1 * self.i2 * self.motor_torque_max
+
+    @property
+    def arm_speed_max(self) -> float:
+        """θ̇ at the rated motor speed with the track stalled: ω_m / (i0 i1)."""
+        return self.motor_speed_max / (self.i0 * self.i1)
+
+    @property
+    def track_speed_max(self) -> float:
+        """v_d at the rated motor speed with the arm still: ω_m r / (i0 i1 i2)."""
+        return self.motor_speed_max * self.pulley_radius / (self.i0 * self.i1 * self.i2)
+
+
 @dataclass(frozen=True)
-class ClimbParams:
+class ClimbParams(DriveLimits):
     """Table 1 (and what the paper leaves open, marked). Lengths in m, masses in kg, torques in N·m."""
 
     m_body: float = 5.0  # m_w
@@ -197,22 +228,7 @@ class ClimbParams:
         m, w = self.m_body, self.body_width
         return np.diag([m * (Jyy + Jzz) / A, m * Jzz / A + m * w**2 / 12, m * Jyy / A + m * w**2 / 12])
 
-    # --- drive ----------------------------------------------------------------------------
-    @property
-    def motor_speed_max(self) -> float:
-        """rad/s at the motor shaft."""
-        return self.motor_speed_rpm * TWO_PI / 60.0
-
-    @property
-    def arm_speed_max(self) -> float:
-        """θ̇ at the rated motor speed with the track stalled: ω_m / (i0 i1)."""
-        return self.motor_speed_max / (self.i0 * self.i1)
-
-    @property
-    def track_speed_max(self) -> float:
-        """v_d at the rated motor speed with the arm still: ω_m r / (i0 i1 i2)."""
-        return self.motor_speed_max * self.pulley_radius / (self.i0 * self.i1 * self.i2)
-
+    # --- drive: DriveLimits (motor speed, arm and track speed limits) ------------------------
     @property
     def sigma_per_theta(self) -> float:
         """Eq. (12): ds/dθ = v_d/θ̇ = r / i2."""
