@@ -162,6 +162,12 @@ class RobotState:
         m = self.model.mass
         return (m @ self.p_W) / m.sum()
 
+    @lazy
+    def com_v_W(self) -> np.ndarray:
+        """(3,) velocity of the centre of mass."""
+        m = self.model.mass
+        return (m @ self.v_W) / m.sum()
+
     def is_finite(self) -> bool:
         # one reduction instead of three: NaN or inf anywhere makes the sum non-finite
         return bool(np.isfinite(self.p_W.sum() + self.v_W.sum() + self.w_W.sum()))

@@ -189,10 +189,8 @@ class EelFeedbackLinearization(Controller):
         np.cumsum(state.q, out=theta[1:])
         theta[1:] += theta[0]  # θ_{j+1} = θ_j + q_j (lab convention), so φ = −q
         th0 = theta.mean()
-        m = state.model.mass
-        msum = m.sum()
-        v = (m @ state.v_W[:, :2]) / msum
-        p = (m @ state.p_W[:, :2]) / msum
+        v = state.com_v_W[:2]
+        p = state.com_W[:2]
         c, s = math.cos(th0), math.sin(th0)
         x = np.empty(2 * n + 4)
         x[: n - 1] = -state.q
