@@ -231,3 +231,38 @@ def test_climb_metrics_on_a_hand_made_log():
     assert m["climb.time_s"] == pytest.approx(1.6 - 0.5, abs=0.011)  # COM at x = 0.16 at t = 1.6 s
     assert m["climb.peak_motor_torque_Nm"] == pytest.approx(0.005)
     assert m["climb.min_margin_m"] > 0
+
+
+def test_arm_lets_go_only_once_the_com_has_passed_the_edge():
+    """The climb hands over to drive-on when the COM is past the step's edge — the rearmost track
+    contact seen on the upper level — not when the body merely lies on the top (COM behind the edge,
+    hanging on the arm) or stands on its front pulley on the lower ground (one level only)."""
+    from types import SimpleNamespace
+
+    from lab import scenario as scn
+    from lab.controllers.climbing import COM_MARGIN, TrackedClimb
+
+    sc = scn.load("tracked_step_climb")
+    w = World(dt=0.001, arena=sc.arena)
+    try:
+        w.load_spec(SPEC, [0, 0, SPEC.rest_height], 0.0)
+        model = w.model
+    finally:
+        w.close()
+    ctl = TrackedClimb(sc.controller)
+    ctl.reset(model, 0.001)
+    roller = model.link_names.index("roller_0")
+    guide = model.link_names.index("guide")
+
+    def state(com_x, points):
+        rows = [[link, 0, x, 0.0, z, 0, 0, 1, 10.0, 0, 0, 0] for link, x, z in points]
+        return SimpleNamespace(R_WB=[np.eye(3)], com_W=np.array([com_x, 0.0, 0.15]), contacts=np.array(rows, float))
+
+    # standing on the front pulley on the lower ground, COM ahead of it: one level, not over
+    assert not ctl._over_the_top(state(0.12, [(roller, 0.10, 0.0), (guide, -0.2, 0.0)]))
+    assert ctl.edge is None
+    # leaning on the edge (x = 0.16, h = 0.1), guide wheel on the ground
+    assert not ctl._over_the_top(state(0.10, [(roller, 0.16, 0.1), (guide, -0.2, 0.0)]))
+    # propped on its front pulley on the top by the arm: the edge is remembered, the COM is behind it
+    assert not ctl._over_the_top(state(0.16 + 0.5 * COM_MARGIN, [(roller, 0.30, 0.1), (guide, -0.1, 0.0)]))
+    assert ctl._over_the_top(state(0.16 + 1.5 * COM_MARGIN, [(roller, 0.30, 0.1), (guide, -0.1, 0.0)]))

@@ -6,8 +6,9 @@ Phases, detected from the snapshot (no engine calls):
                  command for ``stall_time``): the arm turns at θ̇ and lifts the rear until the front
                  face stands against the riser (body pitch ≥ 30° − ``flip_tolerance_deg``).
     2 climb    — the paper's climb (§3): arm at θ̇ and track at v_d = θ̇ r / i2 (eq. 12).
-    3 drive-on — the body is flat again (pitch a multiple of 120°, its triangle on a face): track
-                 forward, arm passive.
+    3 drive-on — the COM has passed the step's edge (ahead of the rearmost of the highest track
+                 contacts, after the body has pitched past 60°), or it fell back flat in front:
+                 track forward, arm passive.
 Pitch is the body's rotation about +y (nose down positive); the engine frame is the step frame, so
 it is measured against the step, whatever the slope.
 
@@ -41,6 +42,10 @@ from .base import Controller
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
 TWO_PI_3 = 2 * math.pi / 3
+COM_MARGIN = 0.03  # m: the COM must be this far past the edge before the arm lets go (1 cm tipped back)
+TOP_BAND = 0.005  # m: track contacts this close to the highest one are on the step's edge or top
+GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
+STEP_MIN = 0.02  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a step
 
 
 @dataclass(frozen=True)
@@ -152,8 +157,10 @@ class TrackedClimb(Controller):
         self.max_pitch = 0.0
         self.t_now = 0.0
         self.t_first_drive_on = math.nan
+        self.t_at_stop = 0.0  # time the arm has spent at its end stop in this flip/climb
         self.advanced = 0.0
         self.x0 = np.zeros(3)
+        self.edge: np.ndarray | None = None  # the step's edge (a track contact point), once seen
         self.log = {k: [] for k in ("t", "phase", "com", "body", "pitch", "theta", "theta_dot", "psi_dot", "tau_arm",
                                     "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft")}
 
@@ -185,17 +192,17 @@ class TrackedClimb(Controller):
             if self.t_slow >= p.stall_time or pitch > math.radians(3.0):
                 self._transition(1, t)
         elif self.phase == 1:
+            self._over_the_top(state)  # start tracking the edge
             if pitch >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
                 self._transition(2, t)
         elif self.phase == 2:
-            # flat again: the triangle rests still on a face (pitch ≡ 0 mod 120°) after having climbed
-            # (or fallen back: pitch ≈ 0)
-            # done: the triangle rests still on a face again (pitch ≡ 0 mod 120°) — tipped onto its front
-            # face on the step (pitch ≈ 120°), rolled onto its base over the bottom pulley (low steps),
-            # or fallen back (pitch ≈ 0)
             flat = abs((pitch + math.pi / 3) % TWO_PI_3 - math.pi / 3) < math.radians(4.0)
             still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
-            if flat and still and (self.max_pitch > math.radians(60.0) or pitch < math.radians(5.0)):
+            fell_back = flat and still and pitch < math.radians(5.0)
+            # over: the COM has passed the step's edge (it tips onto the top, or lies there); the arm
+            # is released only then
+            over = self.max_pitch > math.radians(60.0) and self._over_the_top(state)
+            if fell_back or over:
                 self._transition(3, t)
         elif self.phase == 3:
             x_B = state.R_WB[0][:, 0]
@@ -207,9 +214,32 @@ class TrackedClimb(Controller):
                 if self.t_slow >= p.stall_time:
                     self.t_phase = [self.t_phase[0], math.nan, math.nan, math.nan]
                     self.max_pitch = 0.0
+                    self.edge = None
                     self._transition(1, t)
             else:
                 self.t_slow = 0.0
+
+    def _over_the_top(self, state: RobotState) -> bool:
+        """The COM has passed the step's edge: it lies ahead (along the heading, in the step frame's
+        x–y plane) of the rearmost track contact seen on the upper level during this climb. Released
+        now, the body tips onto the step; a body lying on the top with its COM still behind the edge
+        hangs on the arm, and one propped on its front pulley by the arm must be let down."""
+        # forward = pitch axis × up: the body's own x axis turns over with every 120° of pitch
+        x = np.cross(state.R_WB[0][:, 1], (0.0, 0.0, 1.0))
+        x /= max(float(np.linalg.norm(x)), 1e-9)
+        cs = state.contacts
+        if cs is not None and len(cs):
+            link = cs[:, 0].astype(int)
+            on_track = self.roller_mask[np.clip(link, 0, len(self.roller_mask) - 1)]
+            P = cs[on_track, 2:5]
+            if len(P):
+                z_top = P[:, 2].max()
+                if z_top >= cs[:, 4].min() + STEP_MIN:  # contacts on two levels: a step
+                    top = P[P[:, 2] >= z_top - TOP_BAND]
+                    cand = top[np.argmin(top @ x)]
+                    if self.edge is None or cand @ x < self.edge @ x:
+                        self.edge = cand.copy()
+        return self.edge is not None and float(state.com_W @ x) >= float(self.edge @ x) + COM_MARGIN
 
     # -------------------------------------------------------------------- act
     def act(self, state: RobotState) -> np.ndarray:
@@ -241,6 +271,10 @@ class TrackedClimb(Controller):
             if self.phase in (1, 2):
                 # at the arm's end stop, hold it there (the motor would only stall against the stop)
                 at_stop = float(state.q[self.j_arm]) > self.arm_limit - 0.15
+                # …and not getting anywhere: the track may still be dragging the body onto the top
+                fwd = np.cross(state.R_WB[0][:, 1], (0.0, 0.0, 1.0))
+                stuck = float(state.com_v_W @ fwd) < p.stall_fraction * max(p.advance_speed, 1e-3)
+                self.t_at_stop = self.t_at_stop + dt if (at_stop and stuck) else 0.0
                 w_arm = 0.0 if at_stop else self.arm_speed_cmd()
                 tau_arm = self.arm_pi(w_arm - th_dot, dt)
                 v = self.climb_track_speed() if self.phase == 2 else min(p.advance_speed, p.track_speed_max)
@@ -316,11 +350,14 @@ class TrackedClimb(Controller):
     @property
     def finished(self) -> bool:
         """With ``stop_after_climb``: 1 s after the climb first handed over to drive-on (on the step,
-        or tumbled back in front of it), or when the body advanced ``advance_limit`` without a stall."""
+        or tumbled back in front of it), when the body advanced ``advance_limit`` without a stall, or
+        when the arm has sat at its end stop for 2 s with the COM neither advancing nor over the edge."""
         if not self.params.stop_after_climb:
             return False
         if self.phase == 0 and self.advanced > self.params.advance_limit:
             return True  # drove over whatever was there without stalling (a step lower than r)
+        if self.phase in (1, 2) and self.t_at_stop > GIVE_UP_AT_STOP:
+            return True  # the arm has no travel left and the COM is still behind the edge: failed
         return not math.isnan(self.t_first_drive_on) and self.t_now - self.t_first_drive_on > 1.0
 
     # -------------------------------------------------------------------- metrics
