@@ -16,6 +16,9 @@ def run_metrics(series: dict, balance: dict) -> dict:
     m["energy.balance_residual_J"] = float(balance["residual_J"])
     m["energy.input_work_J"] = float(balance["work_in_J"])
     m["energy.dissipated_J"] = float(balance["dissipated_J"])
+    for k in ("gravity_work_J", "contact_work_J"):  # robots on engine contacts (World.record_contacts)
+        if k in balance:
+            m[f"energy.{k}"] = float(balance[k])
     if len(t) < 2:
         return m
     h = second_half(t)

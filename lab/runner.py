@@ -61,8 +61,10 @@ class Simulation:
         self.controller.reset(self.world.model, sc.sim.dt)
         self.forces = {"friction": sc.friction, **{name: law for name, _, law in sc.forces}}
         self.world.measure_contacts = any(getattr(f, "needs_contact_forces", False) for f in self.forces.values())
+        on_contacts = self.world.record_contacts  # the ledger then meters gravity and the engine contacts
         self.recorder = Recorder(sc.sim.n_steps, sc.sim.record_every, self.world.n_links, J, sc.sim.dt,
-                                 list(self.forces))
+                                 list(self.forces), gravity_W=self.world.gravity_W if on_contacts else None,
+                                 mass=self.world.model.mass if on_contacts else None)
         self.gui = None
         if gui:
             from .gui import GuiOverlay

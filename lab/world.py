@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import os
 import tempfile
 import time
@@ -34,6 +35,16 @@ class StepRecord:
     forces: dict[str, np.ndarray] = field(default_factory=dict)
 
 
+def plane_space_dot(n, d) -> float:
+    """d · btPlaneSpace1(n): Bullet's first tangent of a contact normal n (LinearMath/btVector3.h)."""
+    nx, ny, nz = n
+    if abs(nz) > 0.7071067811865476:
+        k = 1.0 / math.sqrt(ny * ny + nz * nz)
+        return (-nz * d[1] + ny * d[2]) * k
+    k = 1.0 / math.sqrt(nx * nx + ny * ny)
+    return (-ny * d[0] + nx * d[1]) * k
+
+
 class World:
     """Owns a BulletClient (DIRECT or GUI), the ground, and one robot loaded from URDF text."""
 
@@ -56,6 +67,8 @@ class World:
             arena = FlatGround()
         self.arena = arena
         self.ground: int | None = arena.build(self)  # the body the robot stands on, None in water
+        g_fn = getattr(arena, "gravity", None)  # a sloped arena turns gravity instead of the ground
+        self.gravity_W = np.asarray(g_fn(self.gravity), float) if callable(g_fn) else np.array([0.0, 0.0, -self.gravity])
         self.robot: int | None = None
         self.bodies: dict[str, tuple[int, float]] = {}  # extra bodies: name → (id, mass)
         self.model: ModelInfo | None = None
@@ -199,14 +212,22 @@ class World:
 
     def _read_contacts(self) -> np.ndarray:
         """(k, 12) rows [link (0 = base), other body, p_W (3, on the other body), n_W (3, from the other
-        body towards the robot), normal force, friction force (3) = f1·dir1 + f2·dir2 as PyBullet
-        reports them] for every contact point of the robot after the last step."""
+        body towards the robot), normal force, friction force on the robot (3)] for every contact point
+        of the robot after the last step.
+
+        PyBullet flips the reported normal when the queried body is the contact manifold's second body,
+        but not the friction directions: f1·dir1 + f2·dir2 is the force on the robot or on the other
+        body depending on the order the manifold happened to be made in. Bullet's multibody solver takes
+        dir1 = btPlaneSpace1(manifold normal), so dir1 against plane_space(reported normal) tells which
+        (checked for both creation orders in tests/test_world.py)."""
         cps = self._pb_contacts(bodyA=self.robot)
         out = np.empty((len(cps), 12))
         for i, cp in enumerate(cps):
             f1, d1, f2, d2 = cp[10], cp[11], cp[12], cp[13]
-            out[i] = (cp[3] + 1, cp[2], *cp[6], *cp[7], cp[9], f1 * d1[0] + f2 * d2[0], f1 * d1[1] + f2 * d2[1],
-                      f1 * d1[2] + f2 * d2[2])
+            n = cp[7]
+            sgn = 1.0 if plane_space_dot(n, d1) >= 0.0 else -1.0
+            out[i] = (cp[3] + 1, cp[2], *cp[6], *n, cp[9], sgn * (f1 * d1[0] + f2 * d2[0]),
+                      sgn * (f1 * d1[1] + f2 * d2[1]), sgn * (f1 * d1[2] + f2 * d2[2]))
         return out
 
     # ------------------------------------------------------------------ acting

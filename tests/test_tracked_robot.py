@@ -266,3 +266,17 @@ def test_arm_lets_go_only_once_the_com_has_passed_the_edge():
     # propped on its front pulley on the top by the arm: the edge is remembered, the COM is behind it
     assert not ctl._over_the_top(state(0.16 + 0.5 * COM_MARGIN, [(roller, 0.30, 0.1), (guide, -0.1, 0.0)]))
     assert ctl._over_the_top(state(0.16 + 1.5 * COM_MARGIN, [(roller, 0.30, 0.1), (guide, -0.1, 0.0)]))
+
+
+def test_energy_ledger_meters_gravity_and_the_engine_contacts():
+    """Dropped onto its arm and driving 2 s on flat ground (the step far away): kinetic energy change =
+    joint work + gravity's work + the work of every engine contact force, to the gear couplings'
+    iterative error. Without gravity and contacts the ledger would miss ~all the energy turnover."""
+    from lab import scenario as scn
+    from lab.runner import run_scenario
+
+    r = run_scenario(scn.load("tracked_step_climb", ["arena.step_x=3.0", "sim.duration=2.0"]))
+    m = r.metrics
+    assert m["energy.gravity_work_J"] > 0.2  # the arm swings down onto its guide wheel
+    assert m["energy.contact_work_J"] < -0.2  # …and the ground stops it
+    assert abs(m["energy.balance_residual_rel"]) < tol("tracked.energy_residual_rel")

@@ -120,3 +120,31 @@ def test_extra_body_is_read_and_pushed(world):
         world.step_engine()
         s = world.read_state()
     assert s.extra["payload"].v_W[0] == pytest.approx(0.5 * 0.5, rel=1e-3)  # a = F/m = 0.5 m/s², t = 0.5 s
+
+
+@pytest.mark.parametrize("on_step", [False, True], ids=["plane made first", "step box made first"])
+def test_contact_snapshot_friction_is_the_force_on_the_robot(on_step):
+    """A box sliding along +x at 1 m/s on the ground plane, or on top of a step (a static box the arena
+    made before the robot, so the contact manifold has the other body order): the recorded friction
+    on the robot is −μ m g x̂ either way (PyBullet reports f·dir for the manifold's body order)."""
+    from lab.arenas.step import Step
+    from lab.robots.urdf import box_urdf
+
+    h = 0.1
+    w = World(dt=0.001, arena=Step(step_height=h if on_step else 0.0, step_x=-0.4))
+    try:
+        z0 = (h if on_step else 0.0) + 0.05
+        w.load_robot(box_urdf("b", 1.0, (0.1, 0.1, 0.1)), [0, 0, z0], 0.0, 0.1, 1.0, engine_friction=0.5)
+        w.record_contacts = True
+        for _ in range(100):
+            w.step_engine()
+        w.client.resetBaseVelocity(w.robot, [1.0, 0, 0])
+        w.step_engine()
+        cs = w.read_state().contacts
+    finally:
+        w.close()
+    F_fric = cs[:, 9:12].sum(axis=0)
+    F_n = (cs[:, 5:8] * cs[:, 8:9]).sum(axis=0)
+    mu = 0.5 * 1.0  # Bullet multiplies the two bodies' coefficients (robot 0.5, arena 1.0)
+    assert F_n == pytest.approx([0, 0, 9.81], abs=0.1)
+    assert F_fric == pytest.approx([-mu * 9.81, 0, 0], abs=0.05)
