@@ -280,3 +280,26 @@ def test_energy_ledger_meters_gravity_and_the_engine_contacts():
     assert m["energy.gravity_work_J"] > 0.2  # the arm swings down onto its guide wheel
     assert m["energy.contact_work_J"] < -0.2  # …and the ground stops it
     assert abs(m["energy.balance_residual_rel"]) < tol("tracked.energy_residual_rel")
+
+
+@pytest.mark.slow
+def test_climbs_two_stairs_flipping_at_each_riser():
+    """Stairs of two 7 cm steps: the controller flips at each riser from the face the body then rests
+    on (the arm winds on by 120° a step, stowed straight back in between), ending on the top tread."""
+    from lab import scenario as scn
+    from lab.runner import Simulation
+
+    sc = scn.load("tracked_stairs", ["arena.n_steps=2", "sim.duration=25"])
+    sim = Simulation(sc)
+    try:
+        r = sim.run()
+        L = sim.controller.logged()
+    finally:
+        sim.close()
+    assert r.status == "ok"
+    phase = L["phase"].astype(int)
+    assert np.count_nonzero((phase[1:] == 1) & (phase[:-1] != 1)) == 2  # two flips
+    top = 2 * sc.arena.rise + SPEC.rest_height
+    assert L["body"][-1][2] == pytest.approx(top, abs=0.01)  # resting on a face on the top tread
+    assert math.degrees(L["pitch"][-1]) == pytest.approx(240.0, abs=3.0)  # two 120° roll-overs
+    assert L["body"][-1][0] > sc.arena.step_x + sc.arena.tread  # beyond the second riser

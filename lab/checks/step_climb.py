@@ -2,14 +2,17 @@
 
 1. Peak motor torque at the shaft in the quasi-static climb phase (front face against the riser,
    eq. 11 from the engine's joint torques, 0.1 s moving average) against the screw model's peak
-   over its climb phase, for h = 0.05, 0.10, 0.15 m at θ̇ = 0.5 rad/s, l_a = 0.3 m: within 10 %.
+   over its climb phase, for h = 0.05, 0.10, 0.15 m at θ̇ = 0.5 rad/s, l_a = 0.3 m: within 10 %, and
+   the engine must have climbed (a failed climb is another motion).
 2. The engine's largest climbable height (the largest tested h below which every tested h
    succeeded) within [0.17, 0.195] m: the paper's experiment and its theoretical limit.
 
 Both runs use the independent-actuation mode (arm at θ̇, track at v_d = θ̇ r/i2, eq. 12): the paper's
 climb kinematics. The model's own no-slip requirement is reported next to each figure: the friction
-coefficient the edge must supply, max |F_t|/F_n over the climb, which the rigid engine track (Coulomb
-μ = ``robot.track_friction``) cannot exceed — the paper's no-slip, rigid-track assumption.
+ratio the edge must supply, |F_t|/F_n, which no Coulomb contact exceeds — at the start of the model's
+climb the edge carries the belt's pull with next to no normal force (the guide wheel rolls freely,
+so nothing presses the body against the edge). Where the engine falls short of 0.17 m the check also
+climbs 0.17 m at higher track friction and names the smallest μ (of 1.0, 1.2, 1.6) that gets there.
 """
 
 from __future__ import annotations
@@ -41,12 +44,17 @@ def model_run(sc):
     return climb(p, sc.arena.step_height, sc.controller.arm_speed)
 
 
+MU_LADDER = (1.0, 1.2, 1.6)
+
+
 @check("step_climb")
 def step_climb(overrides) -> dict[str, Figure]:
     """engine vs screw model: climb-phase peak motor torque within 10 %; engine max height in [0.17, 0.195] m"""
     figs: dict[str, Figure] = {}
     results = {}
     for h in HEIGHT_LADDER:
+        if h not in HEIGHTS and not all(r.metrics["climb.success"] for _, r in results.values()):
+            break  # the height ladder is already broken below h
         sc, r = engine_run(h, overrides)
         results[h] = (sc, r)
         if h in HEIGHTS:
@@ -55,21 +63,32 @@ def step_climb(overrides) -> dict[str, Figure]:
             eng = m["climb.peak_climb_torque_Nm"]
             ref = mod.peak_climb_torque
             c = mod.phase == 1
-            mu = sc.robot.track_friction
             need = mod.mu_required[c]
-            frac = float(np.mean(~(need <= mu))) if c.any() else float("nan")  # F_n ≤ 0 counts as "more"
+            i0 = int(np.argmax(c))
+            climbed = bool(m["climb.success"])
             rel = abs(eng - ref) / ref if np.isfinite(eng) else float("inf")
-            figs[f"h{h:.2f}.peak_torque_rel"] = Figure.at_most(
-                rel, tol("climb.peak_torque_rel"),
-                f"engine {eng * 1e3:.2f} vs model {ref * 1e3:.2f} mN·m; engine climbed: {m['climb.success']}; "
-                f"the model's no-slip climb needs more edge friction than μ = {mu} over {100 * frac:.0f} % of it")
+            figs[f"h{h:.2f}.peak_torque_rel"] = Figure(
+                float(rel), tol("climb.peak_torque_rel"), bool(climbed and rel <= tol("climb.peak_torque_rel")),
+                f"engine {eng * 1e3:.2f} vs model {ref * 1e3:.2f} mN·m; engine climbed: {climbed}; the model's no-slip "
+                f"climb starts with F_t = {mod.edge_tangent[i0]:.1f} N at F_n = {mod.edge_normal[i0]:.1f} N on the edge "
+                f"and needs |F_t|/F_n of median {np.nanmedian(need):.2f} over it (engine μ = {sc.robot.track_friction})")
     h_max = 0.0
-    for h in HEIGHT_LADDER:
+    for h in results:
         if results[h][1].metrics["climb.success"]:
             h_max = h
         else:
             break
     lo, hi = tol("climb.max_height_lo"), tol("climb.max_height_hi")
-    figs["max_height_m"] = Figure(float(h_max), hi, bool(lo <= h_max <= hi),
-                                  f"tested {', '.join(f'{h:g}' for h in HEIGHT_LADDER)} m; must lie in [{lo}, {hi}]")
+    note = f"tested {', '.join(f'{h:g}' for h in results)} m (the ladder stops at its first failure above {HEIGHTS[-1]} m); must lie in [{lo}, {hi}]"
+    mu0 = results[HEIGHT_LADDER[0]][0].robot.track_friction
+    if h_max < lo:
+        mu_ok = None
+        for mu in (x for x in MU_LADDER if x > mu0):
+            _, r = engine_run(lo, [*(overrides or []), f"robot.track_friction={mu}"])
+            if r.metrics["climb.success"]:
+                mu_ok = mu
+                break
+        note += (f"; with the track's μ = {mu0} the rigid belt slips at the edge — it climbs {lo} m at μ = {mu_ok}"
+                 if mu_ok is not None else f"; {lo} m not climbed at μ up to {MU_LADDER[-1]} either")
+    figs["max_height_m"] = Figure(float(h_max), hi, bool(lo <= h_max <= hi), note)
     return figs

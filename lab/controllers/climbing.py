@@ -8,7 +8,8 @@ Phases, detected from the snapshot (no engine calls):
     2 climb    — the paper's climb (§3): arm at θ̇ and track at v_d = θ̇ r / i2 (eq. 12).
     3 drive-on — the COM has passed the step's edge (ahead of the rearmost of the highest track
                  contacts, after the body has pitched past 60°), or it fell back flat in front:
-                 track forward, arm passive.
+                 track forward, the arm stowed straight back over the new level; a new riser (a
+                 stall) starts the next flip from the face the body now rests on (stairs).
 Pitch is the body's rotation about +y (nose down positive); the engine frame is the step frame, so
 it is measured against the step, whatever the slope.
 
@@ -44,7 +45,10 @@ FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched
 TWO_PI_3 = 2 * math.pi / 3
 COM_MARGIN = 0.03  # m: the COM must be this far past the edge before the arm lets go (1 cm tipped back)
 TOP_BAND = 0.005  # m: track contacts this close to the highest one are on the step's edge or top
+ARM_STOW = 0.0  # rad: the arm's drive-on pose relative to the face the body rests on (straight back)
+ARM_STOW_GAIN = 2.0  # 1/s: the stow servo's angle → speed gain
 GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
+PROGRESS = 0.01  # m of COM advance that counts as progress there
 STEP_MIN = 0.02  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a step
 
 
@@ -73,9 +77,10 @@ class TrackedClimbParams(DriveLimits):
     kp_motor: float = 3e-6
     ki_motor: float = 2.5e-4
     log_every: int = 5
-    arm_stop: float = 3.1  # the arm joint's limit (rad), as the robot's arm_joint_limit
+    arm_stop: float = 3.1  # the arm's travel per climb (rad from the face the flip began on): held there
     stop_after_climb: bool = False  # trials: end the run 1 s into drive-on (the outcome is decided)
-    advance_limit: float = 0.45  # trials: …or once the body has advanced this far without a stall (m)
+    advance_limit: float = 0.32  # trials: …or once the body has advanced this far without a stall (m): from
+    # the default start 0.16 m before the riser, its rear pulley is then on the top
 
     def __post_init__(self):
         if self.mode not in ("independent", "differential"):
@@ -123,6 +128,18 @@ def body_pitch(state: RobotState) -> float:
     return math.atan2(-x[2], x[0])
 
 
+def flat_pitch(pitch: float) -> float:
+    """The nearest pitch at which the triangle rests on a face (a multiple of 120°)."""
+    return TWO_PI_3 * round(pitch / TWO_PI_3)
+
+
+def forward_axis(state: RobotState) -> np.ndarray:
+    """The heading in the step frame's x–y plane: pitch axis × up (the body's own x axis turns over
+    with every 120° of pitch)."""
+    x = np.cross(state.R_WB[0][:, 1], (0.0, 0.0, 1.0))
+    return x / max(float(np.linalg.norm(x)), 1e-9)
+
+
 class TrackedClimb(Controller):
     """Advance, flip, climb, drive on (see the module doc)."""
 
@@ -157,10 +174,14 @@ class TrackedClimb(Controller):
         self.max_pitch = 0.0
         self.t_now = 0.0
         self.t_first_drive_on = math.nan
-        self.t_at_stop = 0.0  # time the arm has spent at its end stop in this flip/climb
+        self.t_at_stop = 0.0  # time at the arm's end stop without progress, in this flip/climb
+        self.arm_at_stop = False
+        self.x_best, self.t_best = -math.inf, 0.0
         self.advanced = 0.0
         self.x0 = np.zeros(3)
         self.edge: np.ndarray | None = None  # the step's edge (a track contact point), once seen
+        self.pitch0 = 0.0  # the flat pitch the current flip began on (a multiple of 120°)
+        self.max_rel = 0.0  # the largest pitch since then
         self.log = {k: [] for k in ("t", "phase", "com", "body", "pitch", "theta", "theta_dot", "psi_dot", "tau_arm",
                                     "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft")}
 
@@ -179,43 +200,49 @@ class TrackedClimb(Controller):
         self.t_phase[phase] = t if math.isnan(self.t_phase[phase]) else self.t_phase[phase]
         self.arm_pi.reset()
 
+    def _stalled(self, state: RobotState) -> bool:
+        """Forward speed below ``stall_fraction`` of the approach command for ``stall_time``."""
+        p = self.params
+        v_fwd = float(state.v_W[0] @ forward_axis(state))
+        self.t_slow = self.t_slow + self.dt if v_fwd < p.stall_fraction * max(p.advance_speed, 1e-3) else 0.0
+        return self.t_slow >= p.stall_time
+
+    def _start_flip(self, pitch: float, t: float) -> None:
+        self.pitch0 = flat_pitch(pitch)  # the face the body stood on: this climb's 0
+        self.max_rel = 0.0
+        self.edge = None
+        self.t_at_stop = 0.0
+        self.arm_at_stop = False
+        self.x_best, self.t_best = -math.inf, t
+        self.t_phase[1:] = [math.nan] * 3
+        self._transition(1, t)
+
     def _update_phase(self, state: RobotState, pitch: float) -> None:
         p = self.params
         t = state.t
+        rel = pitch - self.pitch0  # pitch since the flip began, on whichever face it began
         if self.phase == 0:
-            x_B = state.R_WB[0][:, 0]
-            v_fwd = float(state.v_W[0] @ x_B)
-            if t > 0.3 and v_fwd < p.stall_fraction * max(p.advance_speed, 1e-3):
-                self.t_slow += self.dt
-            else:
-                self.t_slow = 0.0
-            if self.t_slow >= p.stall_time or pitch > math.radians(3.0):
-                self._transition(1, t)
+            if (t > 0.3 and self._stalled(state)) or rel > math.radians(3.0):
+                self._start_flip(pitch, t)
         elif self.phase == 1:
             self._over_the_top(state)  # start tracking the edge
-            if pitch >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
+            if rel >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
                 self._transition(2, t)
         elif self.phase == 2:
-            flat = abs((pitch + math.pi / 3) % TWO_PI_3 - math.pi / 3) < math.radians(4.0)
+            flat = abs(pitch - flat_pitch(pitch)) < math.radians(4.0)
             still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
-            fell_back = flat and still and pitch < math.radians(5.0)
+            fell_back = flat and still and rel < math.radians(5.0)
             # over: the COM has passed the step's edge (it tips onto the top, or lies there); the arm
             # is released only then
-            over = self.max_pitch > math.radians(60.0) and self._over_the_top(state)
+            over = self.max_rel > math.radians(60.0) and self._over_the_top(state)
             if fell_back or over:
                 self._transition(3, t)
         elif self.phase == 3:
-            x_B = state.R_WB[0][:, 0]
-            v_fwd = float(state.v_W[0] @ x_B)
-            flat = abs((pitch + math.pi / 3) % TWO_PI_3 - math.pi / 3) < math.radians(8.0)
+            flat = abs(pitch - flat_pitch(pitch)) < math.radians(8.0)
             # a new riser: stall again → flip again (stairs)
-            if flat and t - self.t_phase[3] > 1.0 and v_fwd < p.stall_fraction * max(p.advance_speed, 1e-3):
-                self.t_slow += self.dt
-                if self.t_slow >= p.stall_time:
-                    self.t_phase = [self.t_phase[0], math.nan, math.nan, math.nan]
-                    self.max_pitch = 0.0
-                    self.edge = None
-                    self._transition(1, t)
+            if flat and t - self.t_phase[3] > 1.0:
+                if self._stalled(state):
+                    self._start_flip(pitch, t)
             else:
                 self.t_slow = 0.0
 
@@ -224,9 +251,7 @@ class TrackedClimb(Controller):
         x–y plane) of the rearmost track contact seen on the upper level during this climb. Released
         now, the body tips onto the step; a body lying on the top with its COM still behind the edge
         hangs on the arm, and one propped on its front pulley by the arm must be let down."""
-        # forward = pitch axis × up: the body's own x axis turns over with every 120° of pitch
-        x = np.cross(state.R_WB[0][:, 1], (0.0, 0.0, 1.0))
-        x /= max(float(np.linalg.norm(x)), 1e-9)
+        x = forward_axis(state)
         cs = state.contacts
         if cs is not None and len(cs):
             link = cs[:, 0].astype(int)
@@ -253,6 +278,7 @@ class TrackedClimb(Controller):
             pitch = prev + ((pitch - prev + math.pi) % (2 * math.pi) - math.pi)
         self._pitch_prev = pitch
         self.max_pitch = max(self.max_pitch, pitch)
+        self.max_rel = max(self.max_rel, pitch - self.pitch0)
         self.t_now = state.t
         if self.k == 0:
             self.x0 = state.p_W[0].copy()
@@ -270,16 +296,28 @@ class TrackedClimb(Controller):
         else:
             if self.phase in (1, 2):
                 # at the arm's end stop, hold it there (the motor would only stall against the stop)
-                at_stop = float(state.q[self.j_arm]) > self.arm_limit - 0.15
-                # …and not getting anywhere: the track may still be dragging the body onto the top
-                fwd = np.cross(state.R_WB[0][:, 1], (0.0, 0.0, 1.0))
-                stuck = float(state.com_v_W @ fwd) < p.stall_fraction * max(p.advance_speed, 1e-3)
-                self.t_at_stop = self.t_at_stop + dt if (at_stop and stuck) else 0.0
+                # (latched: the hold sits on the threshold)
+                self.arm_at_stop |= float(state.q[self.j_arm]) - self.pitch0 > self.arm_limit - 0.15
+                at_stop = self.arm_at_stop
+                # …and not getting anywhere (the track may still be dragging the body onto the top): the
+                # time since the COM last gained PROGRESS along the heading while at the stop
+                x_com = float(state.com_W @ forward_axis(state))
+                if not at_stop or x_com > self.x_best + PROGRESS:
+                    self.x_best, self.t_best = x_com, state.t
+                self.t_at_stop = state.t - self.t_best
                 w_arm = 0.0 if at_stop else self.arm_speed_cmd()
                 tau_arm = self.arm_pi(w_arm - th_dot, dt)
                 v = self.climb_track_speed() if self.phase == 2 else min(p.advance_speed, p.track_speed_max)
+            elif self.phase == 3:
+                # drive on with the arm stowed straight back over the new level (its wheel would catch
+                # on the edge it came from): an angle servo on the speed loop
+                q_stow = flat_pitch(pitch) + ARM_STOW
+                w_arm = min(max(ARM_STOW_GAIN * (q_stow - float(state.q[self.j_arm])), -self.arm_speed_cmd()),
+                            self.arm_speed_cmd())
+                tau_arm = self.arm_pi(w_arm - th_dot, dt)
+                v = min(p.advance_speed, p.track_speed_max)
             else:
-                tau_arm = 0.0
+                tau_arm = 0.0  # approach: gravity holds the arm, its wheel trailing on the ground
                 v = min(p.advance_speed, p.track_speed_max)
             tau_drive = self.drive_pi(v / r - psi_dot, dt)
             tau_m = (tau_arm + tau_drive / p.i2) / (p.i0 * p.i1)

@@ -4,8 +4,10 @@ passive steel guide wheel, one motor driving both through a planetary differenti
 Frames (URDF): the base link is the body, origin at its centre (= its COM), x forward, y left, z up,
 resting on its base face (pulley centres F = (l/2, −a), R = (−l/2, −a), T = (0, 2a) in x–z, a =
 l/(2√3)). ``arm`` turns about −y at the centre (positive = tip down; 0 = pointing straight back);
-the screw model's θ is ``arm − 30°`` (its θ = 0 is perpendicular to the front face). ``guide`` is the
-passive wheel at the arm's tip. ``drive`` is the track's single drive joint; the ``roller_i`` are
+the screw model's θ is ``arm − 30°`` (its θ = 0 is perpendicular to the front face). The arm turns
+freely about the body (the planetary's output has no stop; over a flight of stairs it winds on by
+120° a step): the climb controller limits its travel per climb. ``guide`` is the passive wheel at
+the arm's tip. ``drive`` is the track's single drive joint; the ``roller_i`` are
 geared to it.
 
 The track. No stock PyBullet feature moves a contact surface along a body, so the belt is a dense
@@ -110,7 +112,6 @@ class TrackedSpec:
     i0: float = 144.0
     i1: float = 5.0
     i2: float = 3.0 / 8.0
-    arm_joint_limit: float = 3.1  # rad either way (the arm swings down and on under the body)
 
     def __post_init__(self):
         _check(0.05 <= self.track_side <= 1.0, "track_side", f"must be in [0.05, 1] m, got {self.track_side}")
@@ -135,8 +136,6 @@ class TrackedSpec:
         _check(1e-7 <= self.drive_inertia <= 10.0, "drive_inertia", f"must be in [1e-7, 10] kg·m², got {self.drive_inertia}")
         for name in ("motor_torque_max", "motor_speed_rpm", "i0", "i1", "i2"):
             _check(getattr(self, name) > 0, name, f"must be > 0, got {getattr(self, name)}")
-        _check(0.5 <= self.arm_joint_limit <= math.pi, "arm_joint_limit",
-               f"must be in [0.5, pi] rad, got {self.arm_joint_limit}")
 
     # ---- derived ------------------------------------------------------------------------
     @property
@@ -281,8 +280,7 @@ class TrackedSpec:
                    '</geometry><material name="arm"/></visual>\n'
                    + f'    <collision><origin xyz="{fmt(-la / 2 + self.guide_radius / 2)} 0 0"/><geometry>'
                    f'<box size="{vec((la - self.guide_radius, w, hgt))}"/></geometry></collision>\n  </link>\n')
-        out.append(_joint("arm_joint", "revolute", "body", "arm", (0, 0, 0), (0, -1, 0),
-                          limit=(-self.arm_joint_limit, self.arm_joint_limit, 1000.0, 100.0)))
+        out.append(_joint("arm_joint", "continuous", "body", "arm", (0, 0, 0), (0, -1, 0)))
         cyl = (f'<geometry><cylinder radius="{fmt(self.guide_radius)}" length="{fmt(self.guide_width)}"/>'
                '</geometry>')
         out.append('  <link name="guide">\n' + inertial_xml(self.guide_mass_props())
