@@ -68,7 +68,8 @@ class World:
         self.arena = arena
         self.ground: int | None = arena.build(self)  # the body the robot stands on, None in water
         g_fn = getattr(arena, "gravity", None)  # a sloped arena turns gravity instead of the ground
-        self.gravity_W = np.asarray(g_fn(self.gravity), float) if callable(g_fn) else np.array([0.0, 0.0, -self.gravity])
+        self.gravity_W = (np.asarray(g_fn(self.gravity), float) if callable(g_fn)
+                          else np.array([0.0, 0.0, -self.gravity]))
         self.robot: int | None = None
         self.bodies: dict[str, tuple[int, float]] = {}  # extra bodies: name → (id, mass)
         self.model: ModelInfo | None = None

@@ -69,9 +69,10 @@ def step_climb(overrides) -> dict[str, Figure]:
             rel = abs(eng - ref) / ref if np.isfinite(eng) else float("inf")
             figs[f"h{h:.2f}.peak_torque_rel"] = Figure(
                 float(rel), tol("climb.peak_torque_rel"), bool(climbed and rel <= tol("climb.peak_torque_rel")),
-                f"engine {eng * 1e3:.2f} vs model {ref * 1e3:.2f} mN·m; engine climbed: {climbed}; the model's no-slip "
-                f"climb starts with F_t = {mod.edge_tangent[i0]:.1f} N at F_n = {mod.edge_normal[i0]:.1f} N on the edge "
-                f"and needs |F_t|/F_n of median {np.nanmedian(need):.2f} over it (engine μ = {sc.robot.track_friction})")
+                f"engine {eng * 1e3:.2f} vs model {ref * 1e3:.2f} mN·m; engine climbed: {climbed}; the model's "
+                f"no-slip climb starts with F_t = {mod.edge_tangent[i0]:.1f} N at F_n = {mod.edge_normal[i0]:.1f} N "
+                f"on the edge and needs |F_t|/F_n of median {np.nanmedian(need):.2f} over it "
+                f"(engine μ = {sc.robot.track_friction})")
     h_max = 0.0
     for h in results:
         if results[h][1].metrics["climb.success"]:
@@ -79,7 +80,8 @@ def step_climb(overrides) -> dict[str, Figure]:
         else:
             break
     lo, hi = tol("climb.max_height_lo"), tol("climb.max_height_hi")
-    note = f"tested {', '.join(f'{h:g}' for h in results)} m (the ladder stops at its first failure above {HEIGHTS[-1]} m); must lie in [{lo}, {hi}]"
+    note = (f"tested {', '.join(f'{h:g}' for h in results)} m (the ladder stops at its first failure above "
+            f"{HEIGHTS[-1]} m); must lie in [{lo}, {hi}]")
     mu0 = results[HEIGHT_LADDER[0]][0].robot.track_friction
     if h_max < lo:
         mu_ok = None
