@@ -72,13 +72,14 @@ def main() -> None:
     print(f"one climb trial (h = 0.10 m): {wall:.1f} s wall for {sim_t:.1f} s simulated "
           f"({wall / sim_t * 1e3 / 1000:.2f} ms per 1 ms step), success = {r.metrics['climb.success']}")
     # the sweep: 23 heights × 4 arm lengths × 3 arm speeds; a run lasts ≈ approach + flip + climb + 1 s,
-    # flip and climb scaling with 1/θ̇ (θ̇ capped at the rated 0.524 rad/s); h < r drives 0.45 m at 3 cm/s.
+    # flip and climb scaling with 1/θ̇ (θ̇ capped at the rated 0.524 rad/s); h < r drives 0.32 m at 3 cm/s
+    # (controller.advance_limit).
     per_step = wall / sim_t
     total = 0.0
     for h in np.round(np.arange(0.0, 0.2201, 0.01), 2):
         for w in (0.3, 0.5, 0.7):
             w_eff = min(w, 3600 * 2 * math.pi / 60 / 720)
-            t_run = 15.0 if h < 0.025 else min(16.0, 1.0 + (sim_t - 2.0) * 0.5 / w_eff + 1.0)
+            t_run = 11.0 if h < 0.025 else min(16.0, 1.0 + (sim_t - 2.0) * 0.5 / w_eff + 1.0)
             total += 4 * t_run * per_step
     print(f"full sweep (276 runs) on 2 workers, estimated: {total / 2 / 60:.1f} min (issue target ≤ 4 min)")
     if a.sweep:

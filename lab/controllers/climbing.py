@@ -49,7 +49,8 @@ ARM_STOW = 0.0  # rad: the arm's drive-on pose relative to the face the body res
 ARM_STOW_GAIN = 2.0  # 1/s: the stow servo's angle → speed gain
 GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
 PROGRESS = 0.01  # m of COM advance that counts as progress there
-STEP_MIN = 0.02  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a step
+STEP_MIN = 0.005  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a step
+# (above the roller ripple and contact penetration, below the lowest step that stalls the track: ~1 cm)
 
 
 @dataclass(frozen=True)
