@@ -43,14 +43,15 @@ from .base import Controller
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
 TWO_PI_3 = 2 * math.pi / 3
-COM_MARGIN = 0.03  # m: the COM must be this far past the edge before the arm lets go (1 cm tipped back)
-TOP_BAND = 0.005  # m: track contacts this close to the highest one are on the step's edge or top
+COM_MARGIN = 0.03  # m: the COM must be this far past the edge before the arm lets go (at 1 cm the
+# released body still tipped back off a 10 cm step in the engine)
+TOP_BAND = 0.005  # m: track contacts this close to the highest one are on the step's edge or top…
+STEP_MIN = 0.005  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a
+# step: above the roller ripple and contact penetration, below the lowest step that stalls the track (1 cm)
 ARM_STOW = 0.0  # rad: the arm's drive-on pose relative to the face the body rests on (straight back)
 ARM_STOW_GAIN = 2.0  # 1/s: the stow servo's angle → speed gain
 GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
 PROGRESS = 0.01  # m of COM advance that counts as progress there
-STEP_MIN = 0.005  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a step
-# (above the roller ripple and contact penetration, below the lowest step that stalls the track: ~1 cm)
 
 
 @dataclass(frozen=True)
