@@ -120,7 +120,9 @@ class Recorder:
         resid = (E_end - self.E0) - (self.work_in + w_ext + self.work_gravity)
         # on engine contacts the turnover is not only the joints' work: a robot that drops onto its
         # arm or climbs trades most of its energy with gravity and the contacts
-        scale = self.work_in_abs + (abs(self.work_gravity) + abs(self.work_contact) if self.mg_W is not None else 0.0)
+        scale = self.work_in_abs
+        if self.mg_W is not None:
+            scale += abs(self.work_gravity) + abs(self.work_contact)
         rel = resid / scale if scale > 0 else 0.0
         out = {"residual_J": resid, "residual_rel": rel, "work_in_J": self.work_in,
                "work_in_abs_J": self.work_in_abs, "dissipated_J": -w_ext}
