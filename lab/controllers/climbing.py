@@ -248,6 +248,10 @@ class TrackedClimb(Controller):
             else:
                 self.t_slow = 0.0
 
+    def _on_track(self, cs: np.ndarray) -> np.ndarray:
+        """Which rows of a contact snapshot (World._read_contacts) are on the belt's rollers."""
+        return self.roller_mask[np.clip(cs[:, 0].astype(int), 0, len(self.roller_mask) - 1)]
+
     def _over_the_top(self, state: RobotState) -> bool:
         """The COM has passed the step's edge: it lies ahead (along the heading, in the step frame's
         x–y plane) of the rearmost track contact seen on the upper level during this climb. Released
@@ -256,9 +260,7 @@ class TrackedClimb(Controller):
         x = forward_axis(state)
         cs = state.contacts
         if cs is not None and len(cs):
-            link = cs[:, 0].astype(int)
-            on_track = self.roller_mask[np.clip(link, 0, len(self.roller_mask) - 1)]
-            P = cs[on_track, 2:5]
+            P = cs[self._on_track(cs), 2:5]
             if len(P):
                 z_top = P[:, 2].max()
                 if z_top >= cs[:, 4].min() + STEP_MIN:  # contacts on two levels: a step
@@ -348,7 +350,7 @@ class TrackedClimb(Controller):
         cs = state.contacts
         if cs is not None and len(cs):
             link = cs[:, 0].astype(int)
-            on_roller = self.roller_mask[np.clip(link, 0, len(self.roller_mask) - 1)]
+            on_roller = self._on_track(cs)
             # track–step contacts: a roller touching anything above the ground plane
             ts = on_roller & (cs[:, 4] > 0.004)
             if ts.any():
