@@ -2,18 +2,21 @@
 
 The independent side is written here from scratch in plain planar geometry: module yaws
 θ_i = x³ + Σ_{k=4}^{i} x^k, COMs by a loop over the joint points, Jacobians by complex-step
-differentiation (exact to rounding, no POE and no Lie algebra), the friction by the lab's own
-numpy kernel (lab.kernels.coulomb_np), and a recursive Newton–Euler for the inverse dynamics."""
+differentiation (exact to rounding, no POE and no Lie algebra), the friction by the engine's own law
+(lab.forces.friction.AnisotropicCoulomb on a hand-made snapshot), and a recursive Newton–Euler for
+the inverse dynamics."""
 
 import math
 import xml.etree.ElementTree as ET
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from scipy.integrate import simpson
 
-from lab import kernels
+from lab.controllers.serpenoid import Serpenoid, SerpenoidParams
+from lab.forces.friction import AnisotropicCoulomb
 from lab.models import wang2011_unified as W
 from lab.models.wang2011_params import (
     INERTIA_CHECK,
@@ -106,17 +109,24 @@ def dM_complex_step(p, x):
 
 
 def lab_friction(p, x, xd):
-    """Per-module COM forces by the lab's kernel, fed the COM velocities and module x axes."""
+    """Per-module COM forces (n_modules, 2) by the engine's law, fed the COM velocities and module axes.
+
+    AnisotropicCoulomb accepts slip_tol ≥ 1e-5 m/s; since its force depends on v/slip_tol only, a
+    smaller v_s is reached by scaling both the velocities and slip_tol by the same factor."""
     th = yaws(x)
+    k = 1e-3 / p.v_s
     v = np.einsum("iaj,j->ia", com_jacobians(p, x), xd)
     v_W = np.zeros((p.n_modules, 3))
-    v_W[:, :2] = v
+    v_W[:, :2] = v * k
     R = np.zeros((p.n_modules, 3, 3))
     R[:, 0, 0], R[:, 1, 0] = np.cos(th), np.sin(th)
     R[:, 0, 1], R[:, 1, 1] = -np.sin(th), np.cos(th)
     R[:, 2, 2] = 1.0
-    load = np.full(p.n_modules, p.m * p.g)
-    return kernels.coulomb_np(R, v_W, load, p.mu_t, p.mu_t, p.mu_n, p.v_s, p.head_exempt)[:, :2]
+    mass = np.full(p.n_modules, p.m)
+    model = SimpleNamespace(mass=mass, gravity=p.g, weight=mass * p.g, n_links=p.n_modules)
+    state = SimpleNamespace(model=model, R_WB=R, v_W=v_W, fn=None)
+    law = AnisotropicCoulomb(mu_t=p.mu_t, mu_n=p.mu_n, slip_tol=1e-3, head_exempt=p.head_exempt)
+    return law(state, 0.0)[:, :2]
 
 
 def newton_euler(p, x, xd, xdd, friction=True):
@@ -221,12 +231,13 @@ def test_joint_and_base_conventions_paper_vs_lab():
 def test_gait_matches_the_lab_serpenoid_shifted_by_beta_over_omega():
     t = np.linspace(0.0, 7.0, 15)
     q, qd, qdd = P.gait(t)
+    ctrl = Serpenoid(SerpenoidParams(alpha=P.alpha, omega=P.omega, beta=P.beta, gamma=P.gamma))
+    ctrl.reset(SimpleNamespace(n_joints=P.n_joints, effort=1.5), 0.001)
     shift = P.lab_controller_time_shift()
     for k, tk in enumerate(t):
-        # the lab kernel's PD law with k_p = 1, k_d = 0 at q = 0 returns its reference
-        ref = kernels.serpenoid_np(tk + shift, np.zeros(4), np.zeros(4), P.alpha, P.omega, P.beta, P.gamma, 1.0,
-                                   0.0, 1e9)
+        ref, ref_d = ctrl.reference(tk + shift)
         np.testing.assert_allclose(ref, q[k], atol=1e-12)
+        np.testing.assert_allclose(ref_d, qd[k], atol=1e-12)
     # the paper's phases: x^i = α sin(ωt + (i − 3)β)
     np.testing.assert_allclose(q[:, 0], P.alpha * np.sin(P.omega * t + P.beta))
     hh = 1e-5
