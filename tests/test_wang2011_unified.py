@@ -419,3 +419,15 @@ def test_locomotion_trajectory_is_consistent_with_the_inverse_dynamics_and_the_l
     # it crawls forward, head first: the tail end advances along +X
     assert run.x[-1, 0] > 0.05
     assert math.isfinite(run.tail_distance()[1])
+
+
+def test_study_runs_and_reports_both_cases():
+    from lab.models.wang2011_study import run_case, slip_speed_study
+
+    p = replace(P, v_s=1e-3)
+    c = run_case(p, periods=0.25, n_samples=101)
+    assert c.locomotion_mean_abs_tau.shape == (4,) and c.manipulation_mean_abs_tau.shape == (4,)
+    assert np.all(c.manipulation_mean_abs_tau > c.locomotion_mean_abs_tau)  # welded, the whole body slides
+    assert c.tail_path_length >= c.tail_displacement > 0
+    res = slip_speed_study(p, slip_speeds=(1e-3,), periods=0.25, n_samples=101)
+    assert "1e-03" in res.table() and res.case(1e-3).v_s == 1e-3

@@ -59,7 +59,10 @@ seed 001's Table 1 value I = 2.7e-4 kg·m² for the same module (0.08 m, 0.5 kg)
 to equal n′ m L² = 5·0.5·0.08² (and m L α), but nothing in the text supports either reading. The
 reproduction uses the paper's value (:attr:`Wang2011Params.I`); :data:`INERTIA_CHECK` holds the
 numbers and :meth:`Wang2011Params.with_geometric_inertia` gives the geometric alternative.
-The large I dominates the joint torques (they are mostly I times the modules' yaw accelerations).
+It matters little: the joint torques are set by friction, not inertia (the gait's yaw accelerations
+are ~αω² = 0.4 rad/s², so I θ̈ ~ 6e-3 N·m against friction torques of 0.05–1.4 N·m). Over two periods
+the geometric I changes the model's mean |τ| by < 1 % (manipulation) and up to 26 % on the outer joints
+at v_s = 1e-3 m/s, ≤ 1 % at 1e-7 (locomotion); :mod:`lab.models.wang2011_study` prints both.
 """
 
 from __future__ import annotations
@@ -108,7 +111,10 @@ class Wang2011Params:
     COM. Gait (§5): x^i(t) = α sin(ωt + (i−3)β) + γ, i = 4 … n. Friction (§5, the lab's law of
     :mod:`lab.forces.friction`): each module's COM feels f = −m g (μ_t tanh(v_t/v_s) t + μ_n tanh(v_n/v_s) n),
     t the module's x axis, n = Ẑ × t. ``v_s`` (m/s) is the slip speed of the regularisation — not
-    in the paper, whose law is the bare sign function (v_s → 0).
+    in the paper, whose law is the bare sign function (v_s → 0). Default 1e-3 m/s, a slip speed the
+    engine can run (its AnisotropicCoulomb accepts slip_tol ≥ 1e-5 and needs dt < 2 v_s/(μ_n g),
+    0.4 ms here); the locomotion torques reach the Coulomb limit only below ~1e-6 m/s (about 5× the
+    1e-3 values; :mod:`lab.models.wang2011_study`), the manipulation torques are the same at any v_s.
     """
 
     n_modules: int = TABLE_D1["n_modules"]

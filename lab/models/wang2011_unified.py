@@ -29,7 +29,7 @@ The model, equation by equation
   (Ad^i_l(ad_{ξ_{i−1,k}} ξ̂_i) = ad_{ξ_{l,k}} ξ_{l,i}: Ad is a Lie-algebra homomorphism) and the tests
   check the two against each other and against finite differences of M.
 * Eqs. 18–21, friction: fY_j = Σᵢ fᵢ · ∂b_S,i/∂x^j, the cotangent pull-back of the forces at the
-  COMs. fᵢ is the lab's law (:mod:`lab.forces.friction`, ``kernels.coulomb``):
+  COMs. fᵢ is the lab's law (:class:`lab.forces.friction.AnisotropicCoulomb`):
   fᵢ = −m g (μ_t tanh(v_t/v_s) t + μ_n tanh(v_n/v_s) n), t the module's x axis, n = Ẑ × t.
 * Eq. 22: Σ_j M_kj ẍ^j + Σ_ij Γ_ijk ẋ^i ẋ^j − fY_k = τ_k, τ₁ = τ₂ = τ₃ = 0 (eq. 19).
 * Locomotion: eq. 23/25 (rows 1–3, the external dynamics) integrated forward for (x¹, x², x³) with
@@ -346,7 +346,8 @@ def bias(p: Wang2011Params, x: np.ndarray, xd: np.ndarray, Gamma: np.ndarray | N
 
 def friction_forces_W(p: Wang2011Params, kin: Kinematics, xd: np.ndarray) -> np.ndarray:
     """(n, 3) friction force on every unit at its centre, world frame (zero on U1, U2): the lab's
-    anisotropic Coulomb law with the sign regularised as tanh(v/v_s) (lab.kernels.coulomb)."""
+    anisotropic Coulomb law, sign regularised as tanh(v/v_s) (lab.forces.friction.AnisotropicCoulomb
+    with mu_forward = mu_backward = μ_t; the tests compare the two)."""
     mdl = _model(p)
     v = kin.dbdx @ np.asarray(xd, dtype=float)  # (n, 3) COM velocities (eq. 6, summed to j = i)
     c, s = kin.g_S[:, 0, 0], kin.g_S[:, 1, 0]  # t = module x axis (in the plane), n = Ẑ × t = (−s, c)
