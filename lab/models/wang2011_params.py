@@ -113,7 +113,7 @@ class Wang2011Params:
     t the module's x axis, n = Ẑ × t. ``v_s`` (m/s) is the slip speed of the regularisation — not
     in the paper, whose law is the bare sign function (v_s → 0). Default 1e-3 m/s, a slip speed the
     engine can run (its AnisotropicCoulomb accepts slip_tol ≥ 1e-5 and needs dt < 2 v_s/(μ_n g),
-    0.4 ms here); the locomotion torques reach the Coulomb limit only below ~1e-6 m/s (about 5× the
+    0.4 ms here); the locomotion torques reach the Coulomb limit only below ~1e-6 m/s (5–8× the
     1e-3 values; :mod:`lab.models.wang2011_study`), the manipulation torques are the same at any v_s.
     """
 

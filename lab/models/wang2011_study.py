@@ -20,7 +20,7 @@ Measured (Table D1, I = 0.016 kg·m², from rest, t ∈ [0, 2T], T = 2π s, 4001
     1e-6        0.0579 0.1343 0.1325 0.0578           1.352 0.797 0.373 0.0980           0.486 / 0.507
     1e-7        0.0585 0.1356 0.1338 0.0583           1.352 0.797 0.373 0.0980           0.486 / 0.507
 The sampled mean of the jagged small-v_s torques moves by ~0.3 % between 1001 and 4001 samples.
-The next two periods (t ∈ [2T, 4T]) give the same numbers within 1–2 %: the start from rest is
+The next two periods (t ∈ [2T, 4T]) give the same numbers within 4 %: the start from rest is
 not what sets them. Peak manipulation |τ4| is 1.54 N·m, above the lab snake's default effort 1.5.
 """
 
