@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .wang2011_params import Wang2011Params, paper_base_from_lab
+from .wang2011_params import Wang2011Params, lab_base_from_paper, paper_base_from_lab
 
 # ------------------------------------------------------------------------------------------------
 # screw algebra, twists ordered (ω; v) as in the paper (ξ₃ = [0, 0, 1, 0, 0, 0]ᵀ is a revolute joint)
@@ -438,9 +438,8 @@ class LocomotionRun:
         return float(np.linalg.norm(self.tail_W[-1] - self.tail_W[0])), float(np.linalg.norm(d, axis=1).sum())
 
     def lab_base(self):
-        """Link-0 COM pose, velocity and acceleration in the lab's convention (see wang2011_params)."""
-        from .wang2011_params import lab_base_from_paper
-
+        """Link-0 COM (p_W, yaw, v_W, yaw rate, a_W, yaw acceleration) in the lab's convention
+        (:func:`~lab.models.wang2011_params.lab_base_from_paper`)."""
         return lab_base_from_paper(self.params.L, self.x[:, :3], self.xd[:, :3], self.xdd[:, :3])
 
 
