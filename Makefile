@@ -16,14 +16,14 @@ $(STAMP): pyproject.toml
 
 ## run the flagship scenario headless, write results and plots, print a summary
 run: $(STAMP)
-	$(LAB) run snake_passive_creeping --out $(OUT)
+	$(LAB) run snake_passive_creeping --out $(OUT) --overwrite
 
 ## the test suite (physics, robots, scenarios, CLI, GUI smoke test under Xvfb)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
 check: $(STAMP)
-	$(LAB) check --out runs/checks
+	$(LAB) check --out runs/checks --overwrite
 
 ## rewrite the committed default URDFs under assets/urdf/
 urdf: $(STAMP)
@@ -33,7 +33,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/step_overhead.py
 
 report: $(STAMP)
-	$(LAB) report --out runs/report
+	$(LAB) report --out runs/report --overwrite
 
 clean:
 	rm -rf runs .pytest_cache

@@ -1,7 +1,9 @@
 """The ``lab`` command line: run, check, urdf, list (and sweep, report).
 
-Bad input never gives a traceback: one line ``error: <where>: <what>``, exit 2.
-A diverged simulation exits 3 with its data kept.
+Bad input never gives a traceback: one line ``error: <where>: <what>``, exit 2; so does a
+file-system error (no permission, read-only, no space: the path and the system's words), with the
+traceback only in the log at debug level. Where the lab may write is :mod:`lab.outputs`' rule,
+applied before any work starts. A diverged simulation exits 3 with its data kept.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import sys
 import time
 from pathlib import Path
 
+from . import __version__
 from .errors import LabError
+
+log = logging.getLogger("lab.cli")
 
 EXIT_OK, EXIT_INPUT, EXIT_DIVERGED = 0, 2, 3
 
@@ -25,7 +30,11 @@ class _Parser(argparse.ArgumentParser):
 def _common(p: argparse.ArgumentParser, gui: bool = True) -> None:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override any scenario field, e.g. --set friction.mu_n=0.5 (repeatable)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="output folder")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder: new, empty, or the lab's own output of the same kind (with --overwrite)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a previous lab output of this kind in --out: only the files the lab wrote there "
+                        "go (run: also an existing --video or --screenshot file)")
     if gui:
         p.add_argument("--gui", action="store_true", help="open the PyBullet window (real-time)")
 
@@ -33,6 +42,7 @@ def _common(p: argparse.ArgumentParser, gui: bool = True) -> None:
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="lab", description="Virtual robot lab on PyBullet.")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--version", action="version", version=f"lab {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     p = sub.add_parser("run", help="run one scenario and write results and plots")
@@ -52,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("robot", help="robot type: snake, eel")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: stdout)")
+    p.add_argument("--overwrite", action="store_true", help="replace the -o file if it exists")
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
 
     p = sub.add_parser("list", help="list scenarios, robots, controllers, force laws and checks")
@@ -81,19 +92,28 @@ def _extra_commands():
 
 def cmd_run(args) -> int:
     from . import scenario as scn
+    from .outputs import check_file, prepare, unique_default
+    from .provenance import collect
     from .results import write_run
     from .runner import run_scenario
 
+    started, t0 = time.time(), time.perf_counter()
     overrides = list(args.overrides)
     if args.duration is not None:
         overrides.append(f"sim.duration={args.duration!r}")
     sc = scn.load(args.scenario, overrides)
-    out = args.out or Path("runs") / f"{sc.name}-{time.strftime('%Y%m%d-%H%M%S')}"
     if args.video and Path(args.video).suffix.lower() not in (".mp4", ".gif"):
         raise LabError("--video", f"must end in .mp4 or .gif, got {args.video}")
+    # Every place the run will write is checked before the simulation starts.
+    out = args.out or unique_default(Path("runs") / f"{sc.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    output = prepare(out, "run", overwrite=args.overwrite)
+    for flag, path in (("--video", args.video), ("--screenshot", args.screenshot)):
+        if path:
+            check_file(path, flag, overwrite=args.overwrite)
     result = run_scenario(sc, gui=args.gui, progress=sys.stderr.isatty(), video=args.video,
                           screenshot=args.screenshot)
-    write_run(out, result, plots=not args.no_plots)
+    write_run(output, result, plots=not args.no_plots,
+              provenance=collect(args.command, started, time.perf_counter() - t0))
     print(summary(result, out))
     return EXIT_DIVERGED if result.status == "diverged" else EXIT_OK
 
@@ -108,29 +128,33 @@ def summary(result, out: Path) -> str:
         if k in m:
             v = m[k]
             lines.append(f"  {k:<{width}}  {v:.4g}" if isinstance(v, float) else f"  {k:<{width}}  {v}")
-    lines.append(f"  results in {out}/ (metrics.json, timeseries.csv, scenario.toml, *.png)")
+    lines.append(f"  results in {out}/ (metrics.json, timeseries.csv, scenario.toml, provenance.json, *.png)")
     return "\n".join(lines)
 
 
 def cmd_check(args) -> int:
     from .checks import CHECKS, run_checks
+    from .outputs import prepare, unique_default
 
     if args.list:
         for name, chk in CHECKS.items():
             print(f"{name:<18} {chk.doc}")
         return EXIT_OK
+    started = time.time()
     names = args.names or list(CHECKS)
     for n in names:
         if n not in CHECKS:
             raise LabError("lab check", f"unknown check {n!r}; allowed: {', '.join(CHECKS)}")
-    out = args.out or Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}"
-    ok, table = run_checks(names, args.overrides, out)
+    out = args.out or unique_default(Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}")
+    output = prepare(out, "check", overwrite=args.overwrite)
+    ok, table = run_checks(names, args.overrides, output, command=args.command, started=started)
     print(table)
     print(f"checks.json in {out}/")
     return EXIT_OK if ok else 1
 
 
 def cmd_urdf(args) -> int:
+    from .outputs import check_file, write_file
     from .robots import ROBOTS
     from .scenario import apply_overrides, build
 
@@ -138,14 +162,13 @@ def cmd_urdf(args) -> int:
         raise LabError("lab urdf", f"unknown robot {args.robot!r}; allowed: {', '.join(ROBOTS)}")
     data = apply_overrides({}, args.overrides)
     spec = build(ROBOTS[args.robot], data, args.robot)
-    text = spec.to_urdf()
-    if args.output:
-        from .results import write_text_atomic
-
-        write_text_atomic(args.output, text)
-        print(f"wrote {args.output}")
+    if args.output is not None:
+        target = check_file(args.output, "-o", overwrite=args.overwrite)
+        text = spec.to_urdf()
+        write_file(target, text, f"-o {target}")
+        print(f"wrote {target}")
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(spec.to_urdf())
     return EXIT_OK
 
 
@@ -177,14 +200,26 @@ COMMANDS = {"run": cmd_run, "check": cmd_check, "urdf": cmd_urdf, "list": cmd_li
 
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     try:
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except SystemExit as exc:  # --help and --version print and stop
+            return exc.code if isinstance(exc.code, int) else EXIT_OK
         if args.verbose:
             logging.getLogger().setLevel(logging.INFO)
+        args.command = ["lab", *argv]  # as typed, for provenance.json
         handler = COMMANDS.get(args.cmd) or getattr(args, "handler", None)
         return handler(args)
     except LabError as exc:
         print(f"error: {exc.where}: {exc.what}", file=sys.stderr)
+        return EXIT_INPUT
+    except OSError as exc:  # the file system refused (checked paths are LabErrors already): one line
+        from .outputs import reason
+
+        log.debug("file-system error", exc_info=True)
+        where = exc.filename if exc.filename is not None else "file system"
+        print(f"error: {where}: {reason(exc)}", file=sys.stderr)
         return EXIT_INPUT
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)

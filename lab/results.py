@@ -1,13 +1,12 @@
-"""Writing a run's outputs atomically: everything goes to a temporary sibling folder that is renamed
-into place at the end, so a folder that exists is complete (sweeps rely on this to resume)."""
+"""Writing a run's outputs: everything goes to a temporary folder first, then into place under the
+--out rule of :mod:`lab.outputs` (a new folder appears in one rename, so a folder that exists is
+complete; an existing folder of the lab's keeps every file the lab did not write)."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -40,27 +39,6 @@ def _json_default(o):
     raise TypeError(type(o))
 
 
-@contextmanager
-def atomic_dir(final: Path):
-    """Yield a temporary folder; on success it replaces ``final`` in one rename."""
-    final = Path(final)
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.", suffix=".partial"))
-    os.chmod(tmp, 0o755)  # mkdtemp makes 0700
-    try:
-        yield tmp
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    if final.exists():
-        old = final.with_name(f".{final.name}.old-{os.getpid()}")
-        os.replace(final, old)
-        os.replace(tmp, final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, final)
-
-
 def timeseries_csv(series: dict) -> str:
     """Flat CSV: one row per recorded sample; per-link and per-joint columns are numbered from the tail."""
     cols = {"t": series["t"]}
@@ -84,20 +62,41 @@ def timeseries_csv(series: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_run(out: Path, result, plots: bool = True) -> Path:
-    """timeseries.csv, metrics.json, the resolved scenario.toml and PNG plots, atomically."""
-    with atomic_dir(out) as tmp:
-        (tmp / "scenario.toml").write_text(result.scenario.to_toml(), encoding="utf-8")
-        (tmp / "timeseries.csv").write_text(timeseries_csv(result.series), encoding="utf-8")
+WALL_CLOCK_KEYS = ("wall_time_s", "realtime_factor")  # in provenance.json, not metrics.json
+
+
+def write_run(out, result, plots: bool = True, overwrite: bool = False, provenance: dict | None = None) -> Path:
+    """timeseries.csv, metrics.json, the resolved scenario.toml, provenance.json and PNG plots.
+
+    ``out``: a folder (checked here by :func:`lab.outputs.prepare`) or an already prepared
+    :class:`lab.outputs.Output`. metrics.json and timeseries.csv hold only what the scenario and seed
+    determine (byte-identical on a rerun); the wall-clock figures go to provenance.json."""
+    from .outputs import Output, prepare
+
+    output = out if isinstance(out, Output) else prepare(out, "run", overwrite=overwrite)
+    if provenance is None:
+        import time
+
+        from .provenance import collect
+
+        provenance = collect(None, time.time() - float(result.metrics.get("wall_time_s", 0.0)), None)
+    prov = dict(provenance)
+    prov["run"] = {k: result.metrics[k] for k in WALL_CLOCK_KEYS if k in result.metrics}
+
+    def build(tmp: Path) -> None:
         from .metrics import json_safe
 
-        metrics = json_safe(result.metrics)
+        (tmp / "scenario.toml").write_text(result.scenario.to_toml(), encoding="utf-8")
+        (tmp / "timeseries.csv").write_text(timeseries_csv(result.series), encoding="utf-8")
+        metrics = {k: v for k, v in json_safe(result.metrics).items() if k not in WALL_CLOCK_KEYS}
         if result.error:
             metrics["error"] = result.error
         (tmp / "metrics.json").write_text(
             json.dumps(metrics, indent=2, sort_keys=True, default=_json_default, allow_nan=False) + "\n")
+        (tmp / "provenance.json").write_text(json.dumps(prov, indent=2, default=_json_default) + "\n")
         if plots and len(result.series["t"]) > 1:
             from .analysis.plots import run_plots
 
             run_plots(result, tmp)
-    return out
+
+    return output.write_all(build)

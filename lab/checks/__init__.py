@@ -45,20 +45,36 @@ def check(name: str):
     return deco
 
 
-def run_checks(names: list[str], overrides: list[str], out: Path) -> tuple[bool, str]:
+def run_checks(names: list[str], overrides: list[str], out, command: list[str] | None = None,
+               started: float | None = None) -> tuple[bool, str]:
+    """Run the checks and write ``checks.json`` and ``provenance.json`` into ``out`` (a folder, checked by
+    :func:`lab.outputs.prepare` before any check runs, or an already prepared Output)."""
+    from ..outputs import Output, prepare
+    from ..provenance import collect
+
+    output = out if isinstance(out, Output) else prepare(out, "check")
+    started = time.time() if started is None else started
+    t_all = time.perf_counter()
     results: dict[str, dict] = {}
+    walls: dict[str, float] = {}
     rows = []
     all_ok = True
     for name in names:
         t0 = time.perf_counter()
         figs = CHECKS[name].fn(overrides)
-        dt = time.perf_counter() - t0
+        dt = walls[name] = time.perf_counter() - t0
         results[name] = {k: asdict(f) for k, f in figs.items()}
         for k, f in figs.items():
             all_ok &= f.passed
             rows.append((name, k, f.value, f.tolerance, "pass" if f.passed else "FAIL", f.note))
         rows.append((name, "(wall time s)", dt, float("nan"), "", ""))
-    write_json_atomic(Path(out) / "checks.json", results)
+    prov = collect(command, started, time.perf_counter() - t_all, check_wall_time_s=walls)
+
+    def build(tmp: Path) -> None:
+        write_json_atomic(tmp / "checks.json", results)
+        write_json_atomic(tmp / "provenance.json", prov)
+
+    output.write_all(build)
     w1 = max(len(r[0]) for r in rows)
     w2 = max(len(r[1]) for r in rows)
     lines = [f"{'check':<{w1}}  {'figure':<{w2}}  {'value':>11}  {'tolerance':>10}  result"]
