@@ -13,7 +13,10 @@ def add_cli(subparsers) -> None:
     p = subparsers.add_parser("report", help="run the report sections and write report.md and report.html",
                               description="Reproduce the papers' figures and numbers, section by section, into "
                                           "one report (markdown + self-contained HTML).")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR", help="output folder (default: runs/report-<time>)")
+    p.add_argument("--out", type=Path, default=None, metavar="DIR",
+                   help="output folder (default: runs/report-<time>): new, empty, or a previous report with --overwrite")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a previous report in --out (only the files the lab wrote there go)")
     p.add_argument("--only", nargs="+", default=None, metavar="SECTION", help="build only these sections")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="parallel runs on a dask LocalCluster (default: number of CPUs; 1 = in this process)")
@@ -33,8 +36,17 @@ def cmd_report(args) -> int:
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     if not 1 <= workers <= 256:
         raise LabError("--workers", f"must be in [1, 256], got {workers}")
-    out = args.out or Path("runs") / f"report-{time.strftime('%Y%m%d-%H%M%S')}"
-    outcomes, total = build_report(out, only=args.only, workers=workers, quick=args.quick,
-                                   on_section=lambda oc: print(timing_line(oc), flush=True))
+    from ..outputs import prepare, unique_default
+
+    started = time.time()
+    sections = load_sections()
+    for k in args.only or ():
+        if k not in sections:
+            raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
+    out = args.out or unique_default(Path("runs") / f"report-{time.strftime('%Y%m%d-%H%M%S')}")
+    output = prepare(out, "report", overwrite=args.overwrite)
+    outcomes, total = build_report(output, only=args.only, workers=workers, quick=args.quick,
+                                   on_section=lambda oc: print(timing_line(oc), flush=True),
+                                   command=getattr(args, "command", None), started=started)
     print(f"report.md, report.html in {out}/ (total wall time {total:.1f} s)")
     return 1 if any(oc.error for oc in outcomes) else 0

@@ -96,8 +96,12 @@ class Context:
     """What a section may use. ``run_many`` runs scenarios (in parallel on a dask LocalCluster when
     ``workers > 1``, in this process otherwise) and writes each run under ``out/runs/<name>``."""
 
-    def __init__(self, out: Path, quick: bool = False, workers: int = 1):
-        self.out = Path(out).resolve()
+    def __init__(self, out, quick: bool = False, workers: int = 1, command: list[str] | None = None):
+        from ..outputs import Output
+
+        self.output = out if isinstance(out, Output) else None  # the --out rule: files are claimed first
+        self.out = Path(out.path if self.output else out).resolve()
+        self.command = tuple(command or ())
         self.quick = quick
         self.workers = max(1, int(workers))
         self.section = ""
@@ -120,8 +124,9 @@ class Context:
                     raise ValueError(f"run name {name!r} already used for a different scenario")
                 out[name] = self._done[name][1]
                 continue
-            tasks.append(Task(run_id=name, scenario=sc, info={}, run_dir=str(self.out / "runs" / name),
-                              keep_result=True))
+            run_dir = self.claim(f"runs/{name}")
+            tasks.append(Task(run_id=name, scenario=sc, info={}, run_dir=str(run_dir), keep_result=True,
+                              command=self.command))
         if len(tasks) > 1 and self.workers > 1:
             if self._executor is None:
                 self._executor = Executor(workers=min(self.workers, len(tasks))).__enter__()
@@ -143,12 +148,22 @@ class Context:
         """Save a matplotlib figure as ``figures/<section>_<name>.png`` and close it."""
         import matplotlib.pyplot as plt
 
-        path = self.out / "figures" / f"{self.section}_{name}.png"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fig.tight_layout()
-        fig.savefig(path, dpi=110)
-        plt.close(fig)
+        from ..outputs import writing
+
+        path = self.claim(f"figures/{self.section}_{name}.png")
+        try:
+            with writing(self.output.where if self.output else str(self.out)):
+                path.parent.mkdir(parents=True, exist_ok=True)
+                fig.tight_layout()
+                fig.savefig(path, dpi=110)
+        finally:
+            plt.close(fig)
         return Figure(path, caption)
+
+    def claim(self, rel: str) -> Path:
+        """The path of ``rel`` in the report folder, listed in its marker (refused if a file the lab did
+        not write is there)."""
+        return (self.output.claim(rel) if self.output else self.out / rel).resolve()
 
     def close(self) -> None:
         if self._executor is not None:
@@ -156,21 +171,28 @@ class Context:
             self._executor = None
 
 
-def build_report(out: Path, only: list[str] | None = None, workers: int = 1, quick: bool = False,
-                 on_section: Callable[[SectionOutcome], None] | None = None) -> tuple[list[SectionOutcome], float]:
-    """Run the sections, write ``report.md`` and ``report.html``; returns the outcomes and total wall time.
-    A section that raises is reported as failed and the others still run."""
+def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bool = False,
+                 on_section: Callable[[SectionOutcome], None] | None = None, overwrite: bool = False,
+                 command: list[str] | None = None, started: float | None = None
+                 ) -> tuple[list[SectionOutcome], float]:
+    """Run the sections, write ``report.md``, ``report.html`` and ``provenance.json``; returns the outcomes
+    and total wall time. A section that raises is reported as failed and the others still run.
+    ``out``: a folder (checked by :func:`lab.outputs.prepare` before anything runs) or a prepared Output."""
+    from ..outputs import Output, prepare, writing
+    from ..provenance import collect
+    from ..results import write_json_atomic
     from ..trials.execute import one_line
     from . import render
 
+    started = time.time() if started is None else started
     sections = load_sections()
     keys = list(only) if only else list(sections)
     for k in keys:
         if k not in sections:
             raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    ctx = Context(out, quick=quick, workers=workers)
+    output = out if isinstance(out, Output) else prepare(out, "report", overwrite=overwrite)
+    output.open()
+    ctx = Context(output, quick=quick, workers=workers, command=command)
     outcomes = []
     t_all = time.perf_counter()
     try:
@@ -193,5 +215,13 @@ def build_report(out: Path, only: list[str] | None = None, workers: int = 1, qui
         ctx.close()
     total = time.perf_counter() - t_all
     meta = {"quick": quick, "workers": workers, "total_s": total, "generated": time.strftime("%Y-%m-%d %H:%M:%S")}
-    render.write(out, outcomes, meta)
+    for rel in ("report.md", "report.html", "provenance.json"):
+        output.claim(rel)
+    with writing(output.where):
+        render.write(ctx.out, outcomes, meta)
+        write_json_atomic(ctx.out / "provenance.json", collect(
+            command, started, time.perf_counter() - t_all, sections={oc.section.key: round(oc.wall_s, 3)
+                                                                      for oc in outcomes},
+            failed=[oc.section.key for oc in outcomes if oc.error], quick=quick, workers=workers))
+    output.close()
     return outcomes, total

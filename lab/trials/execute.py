@@ -47,6 +47,7 @@ class Task:
     session: str = ""
     plots: bool = False
     keep_result: bool = False  # return the RunResult (series and all) to the client
+    command: tuple = ()  # the command line that asked for the run, for its provenance.json
 
 
 def one_line(exc: BaseException) -> str:
@@ -78,13 +79,19 @@ def run_task(task: Task):
     from ..results import write_run
     from ..runner import run_scenario
 
-    t0 = time.perf_counter()
+    started, t0 = time.time(), time.perf_counter()
     _event(task.events, task.session, "start", task.run_id)
     result = None
     try:
         result = run_scenario(task.scenario)
         if task.run_dir:
-            write_run(Path(task.run_dir), result, plots=task.plots)
+            from ..provenance import collect
+
+            # The run folder lives inside the sweep's (or report's) own folder: a folder left there by an
+            # earlier attempt is the lab's and is replaced; anything else there is refused.
+            write_run(Path(task.run_dir), result, plots=task.plots, overwrite=True,
+                      provenance=collect(task.command or None, started, time.perf_counter() - t0,
+                                         run_id=task.run_id))
         status, error, metrics = result.status, result.error, dict(result.metrics)
     except Exception as exc:  # a crash in one run is data, not the end of the sweep
         log.debug("run %s failed", task.run_id, exc_info=True)
@@ -250,7 +257,7 @@ def _status_counts(rows: dict) -> dict:
 
 def _remove_partials(runs: Path) -> None:
     """A worker killed while writing leaves a hidden ``.<run>.*.partial`` folder (see
-    lab.results.atomic_dir); on resume nothing else writes here, so they are debris."""
+    lab.outputs.Output.write_all); on resume nothing else writes here, so they are debris."""
     import shutil
 
     if runs.is_dir():
@@ -267,10 +274,33 @@ def write_definition(out: Path, sweep, specs) -> None:
                                            "overrides": s.overrides} for s in specs])
 
 
-def run_sweep(sweep, specs, scenarios, out: Path, workers: int | None = None, scheduler: str | None = None,
-              retry_failed: bool = False, progress: bool | None = None) -> int:
-    """Run the runs not yet finished in ``out``; returns the exit code (0, 1 if a run failed, 130)."""
-    out = Path(out).resolve()
+def _previous_provenance(out: Path) -> list:
+    """A resumed sweep keeps the provenance of the sessions before this one (newest last)."""
+    import json
+
+    p = out / "provenance.json"
+    try:
+        old = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(old, dict):
+        return []
+    earlier = old.pop("previous", [])
+    return [*(earlier if isinstance(earlier, list) else []), old]
+
+
+def run_sweep(sweep, specs, scenarios, out, workers: int | None = None, scheduler: str | None = None,
+              retry_failed: bool = False, progress: bool | None = None, command: list[str] | None = None) -> int:
+    """Run the runs not yet finished in ``out``; returns the exit code (0, 1 if a run failed, 130).
+
+    ``out``: a folder, checked by :func:`lab.outputs.prepare` (new, empty, or this sweep's own folder,
+    which is resumed), or an already prepared Output. Writes provenance.json beside the tables."""
+    from ..outputs import KINDS, Output, prepare, writing
+    from ..provenance import collect
+
+    started = time.time()
+    output = out if isinstance(out, Output) else prepare(out, "sweep", name=sweep.name)
+    out = Path(output.path).resolve()
     ids = [s.run_id for s in specs]
     rows = table.read_rows(out, ids)
     if retry_failed:
@@ -279,24 +309,36 @@ def run_sweep(sweep, specs, scenarios, out: Path, workers: int | None = None, sc
     print(f"sweep {sweep.name}: {len(specs)} runs, {len(specs) - len(todo)} already done, {len(todo)} to run → {out}",
           file=sys.stderr)
     t0 = time.perf_counter()
+    previous = _previous_provenance(out)
+    session = uuid.uuid4().hex[:8]
+
+    def provenance(wall: float | None) -> None:
+        write_json_atomic(out / "provenance.json", collect(command, started, wall, session=session,
+                                                           runs=len(specs), ran=len(todo), previous=previous))
+
     # Connect (or start the cluster) before writing anything: an unreachable scheduler leaves no folder.
     ex = Executor(workers or max(1, min(os.cpu_count() or 1, len(todo))), scheduler).__enter__() if todo else None
     try:
-        out.mkdir(parents=True, exist_ok=True)
-        write_definition(out, sweep, specs)
-        (out / "rows").mkdir(exist_ok=True)
-        _remove_partials(out / "runs")
-        session = uuid.uuid4().hex[:8]
+        output.open(claim=KINDS["sweep"])
+        with writing(output.where):
+            write_definition(out, sweep, specs)
+            (out / "rows").mkdir(exist_ok=True)
+            _remove_partials(out / "runs")
+            provenance(None)
         tasks = [Task(run_id=s.run_id, scenario=sc, info={"seed": s.seed, **s.point},
                       run_dir=str(out / "runs" / s.run_id), row_file=str(table.row_path(out, s.run_id)),
-                      events=str(out / "events.log"), session=session) for s, sc in todo]
-        interrupted = _collect(ex, tasks, rows, sweep, specs, out, progress) if ex else False
+                      events=str(out / "events.log"), session=session, command=tuple(command or ()))
+                 for s, sc in todo]
+        interrupted = _collect(ex, tasks, rows, sweep, specs, out, progress, output.where) if ex else False
     finally:
         if ex is not None:
             ex.close()
     # Last: after the close, so rows that workers finished while we were stopping are in the tables too.
     rows.update(table.read_rows(out, [i for i in ids if i not in rows]))
-    table.write_tables(out, [rows[i] for i in ids if i in rows], [a.key for a in sweep.axes])
+    with writing(output.where):
+        table.write_tables(out, [rows[i] for i in ids if i in rows], [a.key for a in sweep.axes])
+        provenance(time.perf_counter() - t0)
+    output.close()
     c = _status_counts(rows)
     print(f"{len(rows)}/{len(specs)} runs finished ({c['ok']} ok, {c['diverged']} diverged, {c['failed']} failed) "
           f"in {time.perf_counter() - t0:.1f} s; results.parquet, results.csv in {out}/")
@@ -309,7 +351,8 @@ def run_sweep(sweep, specs, scenarios, out: Path, workers: int | None = None, sc
     return EXIT_FAILED if c["failed"] else EXIT_OK
 
 
-def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Path, progress: bool | None) -> bool:
+def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Path, progress: bool | None,
+             where: str = "--out") -> bool:
     """Gather finished runs into ``rows`` with a progress bar, rebuilding the tables every few
     seconds; returns True if interrupted (Ctrl-C): finished rows are kept."""
     from tqdm import tqdm
@@ -318,7 +361,10 @@ def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Pat
     axis_keys = [a.key for a in sweep.axes]
 
     def save() -> None:
-        table.write_tables(out, [rows[i] for i in ids if i in rows], axis_keys)
+        from ..outputs import writing
+
+        with writing(where):
+            table.write_tables(out, [rows[i] for i in ids if i in rows], axis_keys)
 
     print(f"  on {ex.describe()}", file=sys.stderr)
     bar = tqdm(total=len(specs), initial=len(specs) - len(tasks), unit="run", desc=sweep.name, file=sys.stderr,

@@ -324,6 +324,8 @@ def load_sweep(path: str | Path, extra_set: dict | None = None) -> Sweep:
     """Read and validate a sweep file; the base is resolved to an absolute path and the seed
     defaults to the base scenario's."""
     path = Path(path)
+    if path.is_dir():
+        raise LabError(str(path), "is a folder, not a sweep file (.toml)")
     if not path.is_file():
         raise LabError(str(path), "no such sweep file")
     data = scn.read_toml(path)
@@ -375,7 +377,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--scheduler", default=None, metavar="ADDRESS",
                    help="use a running dask scheduler, e.g. tcp://10.0.0.5:8786 (workers need a shared --out)")
     p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="output folder (default: runs/sweep-<name>-<time>); an existing one is resumed")
+                   help="output folder (default: runs/sweep-<name>-<time>): new, empty, or this sweep's own "
+                        "folder, which is resumed")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a scenario field in every run, e.g. --set sim.duration=5 (repeatable)")
     p.add_argument("--retry-failed", action="store_true", help="re-run runs recorded as failed or diverged")
@@ -400,6 +403,9 @@ def cmd_sweep(args) -> int:
         return 0
     import time
 
-    out = args.out or Path("runs") / f"sweep-{sweep.name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    return run_sweep(sweep, specs, scenarios, out, workers=args.workers, scheduler=args.scheduler,
-                     retry_failed=args.retry_failed)
+    from ..outputs import prepare, unique_default
+
+    out = args.out or unique_default(Path("runs") / f"sweep-{sweep.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    output = prepare(out, "sweep", name=sweep.name)  # new, empty, or this sweep's own folder (resumed)
+    return run_sweep(sweep, specs, scenarios, output, workers=args.workers, scheduler=args.scheduler,
+                     retry_failed=args.retry_failed, command=getattr(args, "command", None))
