@@ -365,6 +365,8 @@ def resolve_path(name_or_path: str) -> Path:
 
 
 def read_toml(path: Path) -> dict:
+    if path.is_dir():
+        raise LabError(str(path), "is a folder, not a scenario file (give a .toml file or a name from `lab list`)")
     if not path.is_file():
         raise LabError(str(path), "no such scenario file (see `lab list` for the shipped scenarios)")
     try:
@@ -373,6 +375,8 @@ def read_toml(path: Path) -> dict:
         raise LabError(str(path), f"not valid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise LabError(str(path), "not a UTF-8 text file") from None
+    except OSError as exc:
+        raise LabError(str(path), f"cannot read: {exc.strerror or exc}") from None
 
 
 def load(name_or_path: str, overrides: list[str] | dict | None = None) -> Scenario:
