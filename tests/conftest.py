@@ -1,5 +1,6 @@
 import os
 import shutil
+import stat
 import sys
 from pathlib import Path
 
@@ -42,3 +43,21 @@ def make_state(p_W=None, v_W=None, yaw=None, n=3, mass=0.5, g=9.81, q=None, qd=N
                       w_W=np.zeros((n, 3)) if w_W is None else np.asarray(w_W, float),
                       q=np.zeros(n - 1) if q is None else np.asarray(q, float),
                       qd=np.zeros(n - 1) if qd is None else np.asarray(qd, float), model=model, fn=fn)
+
+
+def snapshot(root: Path) -> dict:
+    """Every entry under ``root``: its kind, mode and, for regular files, the bytes. Two equal snapshots
+    mean nothing was created, changed or removed (FIFOs and devices are never opened)."""
+    snap = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            p = Path(dirpath) / name
+            st = os.lstat(p)
+            rel = str(p.relative_to(root))
+            if stat.S_ISREG(st.st_mode):
+                snap[rel] = ("file", st.st_mode, p.read_bytes())
+            elif stat.S_ISLNK(st.st_mode):
+                snap[rel] = ("link", os.readlink(p))
+            else:
+                snap[rel] = ("other", st.st_mode)
+    return snap
