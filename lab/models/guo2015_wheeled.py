@@ -76,7 +76,7 @@ SLIPS: tuple[Slip, ...] = (
          "θ_i = θ + Σ_{k=1}^{i−1} θ_k",
          "θ_i = θ + Σ_{k=1}^{i−1} φ_k",
          "θ_k on the right is undefined/circular; with φ_k the centres x_i, y_i of §4.6 and the constraint "
-         "(1) give exactly the basis of eq. 15 (tests: constraints A·e_α = 0 to 1e-15)"),
+         "(1) give exactly the basis of eq. 15 (tests: A·e_α = 0 to rounding, e_α = the numerical frame)"),
     Slip("eqs. 15 and 20 (basis, ∂φ_i components)",
          "sin/cos(θ + (−1)^k Σ_{k=0}^{i−1} φ_k) — the sign (−1)^k outside the sum over k",
          "sin/cos(θ + Σ_{k=0}^{i−1} (−1)^k φ_k), the alternating sum S_{i−1} (as eqs. 16–17 print it)",
