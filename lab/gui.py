@@ -149,7 +149,7 @@ class _Mirror:
             pos, orn = src.getBasePositionAndOrientation(b)
             poses = {-1: src.multiplyTransforms(pos, orn, *self._inertial[b])}
             if links:
-                for j, ls in zip(links, src.getLinkStates(b, links)):
+                for j, ls in zip(links, src.getLinkStates(b, links, computeForwardKinematics=1)):
                     poses[j] = (ls[4], ls[5])
             for link, vid in copies:
                 reset(vid, *poses[link])

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .forces.base import power
+from . import kernels
+from .forces.base import Wrench
 from .state import RobotState
-from .world import StepRecord
 
 
 class Recorder:
@@ -60,18 +60,26 @@ class Recorder:
         self.E0 = state.kinetic_energy
         self._sample(state, np.zeros(self.q.shape[1]), 0.0, 0.0)
 
-    def on_step(self, pre: RobotState, rec: StepRecord, post: RobotState) -> None:
+    def on_step(self, pre: RobotState, tau: np.ndarray, forces: dict, post: RobotState) -> None:
+        """Book one step: the joints' work τ·q̇ and each force law's work (``forces``: name → the
+        law's output, an (N, 3) force array or a Wrench), both with the trapezoidal velocity."""
         dt = self.dt
-        p_in = 0.5 * float(np.dot(pre.qd + post.qd, rec.tau)) if rec.tau.size else 0.0
+        p_in = 0.5 * kernels.joint_power2(tau, pre.qd, post.qd) if tau.size else 0.0
         self.work_in += dt * p_in
         self.work_in_abs += dt * abs(p_in)
         p_ext_total = 0.0
-        v_sum, w_sum = pre.v_W + post.v_W, pre.w_W + post.w_W  # power is linear in the velocities
-        for name, wrench in rec.forces.items():
-            p = 0.5 * power(wrench, v_sum, w_sum)
-            self.work_ext[name] += dt * p
+        work_ext = self.work_ext
+        for name, out in forces.items():
+            if isinstance(out, Wrench):
+                p = 0.5 * kernels.power2(out.F_W, pre.v_W, post.v_W)
+                if out.T_W is not None:
+                    p += 0.5 * kernels.power2(out.T_W, pre.w_W, post.w_W)
+            else:
+                p = 0.5 * kernels.power2(out, pre.v_W, post.v_W)
+            work_ext[name] += dt * p
             p_ext_total += p
         if self.mg_W is not None and post.contacts is not None:
+            v_sum = pre.v_W + post.v_W
             p_g = 0.5 * float(np.sum(self.mg_W * v_sum))
             p_c = 0.5 * contact_power(post.contacts, pre, post)
             self.work_gravity += dt * p_g
@@ -79,7 +87,7 @@ class Recorder:
             p_ext_total += p_c
         self.steps += 1
         if self.steps % self.every == 0:
-            self._sample(post, rec.tau, p_in, -p_ext_total)
+            self._sample(post, tau, p_in, -p_ext_total)
 
     def flush(self, state: RobotState) -> None:
         """Record the last good state if the run ended between two samples (diverged, stopped)."""
@@ -133,11 +141,13 @@ class Recorder:
 
 def contact_power(contacts: np.ndarray, pre: RobotState, post: RobotState) -> float:
     """Σ F·(v + v₊) over the contact rows (World._read_contacts) — twice the trapezoidal power of the
-    contact forces on the robot; v at each contact point from its link's COM velocity and spin."""
+    contact forces on the robot; v at each contact point from its link's COM velocity and spin. The
+    contact points were found at the start of the step (see lab.state), so their lever arm is taken
+    from the pre-step COM."""
     if contacts is None or not len(contacts):
         return 0.0
     link = contacts[:, 0].astype(int)
     F = contacts[:, 5:8] * contacts[:, 8:9] + contacts[:, 9:12]
-    r = contacts[:, 2:5] - post.p_W[link]
+    r = contacts[:, 2:5] - pre.p_W[link]
     v = pre.v_W[link] + post.v_W[link] + np.cross(pre.w_W[link] + post.w_W[link], r)
     return float(np.sum(F * v))

@@ -3,13 +3,27 @@
 Controllers and force laws read only this; they make no engine calls. Arrays are indexed by link
 (0 = tail, N-1 = head) and by joint (0 = tail joint, J-1 = head joint); vectors are in the world
 frame W unless the name says otherwise.
+
+Which instant each field describes (the World reads the snapshot right after ``stepSimulation``,
+which ends at time ``t``; measured in tests/test_world.py):
+
+* ``t, p_W, quat_W, v_W, w_W, q, qd`` and every ``extra`` body: the instant ``t``. Link frames are
+  read with ``computeForwardKinematics=1`` (without it Bullet returns the frames of ``t − dt``).
+* ``fn`` and ``contacts``: the step that ended at ``t``. Bullet's collision pass runs at the start
+  of the step, so the contact *points* sit on the poses of ``t − dt``; the *forces* are that step's
+  solver impulses divided by dt, i.e. what acted over [t − dt, t].
+* ``prev_v_W``, ``prev_w_W``: the previous snapshot (``t − dt``); ``a_W`` and ``dw_W`` are backward
+  differences over [t − dt, t].
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from . import kernels
 
 
 class lazy:
@@ -55,6 +69,14 @@ class ModelInfo:
         return d
 
     @property
+    def weight(self) -> np.ndarray:
+        """(N,) m_i·g, each link's weight (the Coulomb laws' normal load), computed once."""
+        w = self.__dict__.get("_weight")
+        if w is None:
+            w = self.__dict__["_weight"] = self.mass * self.gravity
+        return w
+
+    @property
     def n_joints(self) -> int:
         return len(self.joint_names) if self.joint_names else self.n_links - 1
 
@@ -88,13 +110,17 @@ class RobotState:
     q: np.ndarray  # (J,) joint angles
     qd: np.ndarray  # (J,) joint rates
     model: ModelInfo
-    fn: np.ndarray | None = None  # (N,) measured ground normal force (previous step's contact solve)
+    fn: np.ndarray | None = None  # (N,) ground normal force of the step that ended at t
     extra: dict = field(default_factory=dict)  # other bodies (payload, …) by name → BodyState
     prev_v_W: np.ndarray | None = None  # the previous snapshot's velocities (for accelerations)
     prev_w_W: np.ndarray | None = None
     # Optional, filled only when World.record_contacts is on (see World._read_contacts): (k, 12) rows
-    # [link, other body, p_W(3), n_W(3), normal force, friction force(3)].
+    # [link, other body, p_W(3), n_W(3), normal force, friction force(3)]; points at t − dt, forces
+    # over [t − dt, t] (see the module docstring).
     contacts: np.ndarray | None = None
+    # (N, 13) the engine's answer that p_W, quat_W, v_W and w_W are views of (World.read_state), so
+    # that a NaN check is one reduction; None for hand-made states.
+    flat: np.ndarray | None = None
 
     @lazy
     def a_W(self) -> np.ndarray:
@@ -141,20 +167,25 @@ class RobotState:
         return np.arctan2(ax[:, 1], ax[:, 0])
 
     @lazy
+    def _energies(self) -> tuple[float, float]:
+        """(E_T, E_R) in one fused pass (lab.kernels.energies; Wang 2011, eqs. 8–10)."""
+        return kernels.energies(self.v_W, self.w_W, self.R_WB, self.model.mass, self.model.I_diag)
+
+    @property
     def energy_translational(self) -> float:
         """E_T = ½ Σ m_i |v_i|² (Wang 2011, eq. 10)."""
-        return 0.5 * float(np.dot(self.model.mass, np.einsum("ij,ij->i", self.v_W, self.v_W)))
+        return self._energies[0]
 
-    @lazy
+    @property
     def energy_rotational(self) -> float:
         """E_R = ½ Σ ω_Bᵀ I_B ω_B with ω_B = Rᵀ ω_W (Wang 2011, eq. 9)."""
-        w_B = np.einsum("nji,nj->ni", self.R_WB, self.w_W)
-        return 0.5 * float(np.einsum("ni,ni->", w_B * self.model.I_diag, w_B))
+        return self._energies[1]
 
     @lazy
     def kinetic_energy(self) -> float:
         """E = E_T + E_R, summed over every link (Wang 2011, eq. 8)."""
-        return self.energy_translational + self.energy_rotational
+        e_t, e_r = self._energies
+        return e_t + e_r
 
     @lazy
     def com_W(self) -> np.ndarray:
@@ -169,5 +200,7 @@ class RobotState:
         return (m @ self.v_W) / m.sum()
 
     def is_finite(self) -> bool:
-        # one reduction instead of three: NaN or inf anywhere makes the sum non-finite
-        return bool(np.isfinite(self.p_W.sum() + self.v_W.sum() + self.w_W.sum()))
+        # one reduction: NaN or inf anywhere makes the sum non-finite
+        if self.flat is not None:
+            return math.isfinite(self.flat.sum())
+        return math.isfinite(self.p_W.sum() + self.v_W.sum() + self.w_W.sum())

@@ -13,7 +13,6 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 from .engine import connect, pb
@@ -24,15 +23,8 @@ from .state import BodyState, ModelInfo, RobotState
 
 log = logging.getLogger(__name__)
 
+WORLD_FRAME, TORQUE_CONTROL = pb.WORLD_FRAME, pb.TORQUE_CONTROL  # module constants: no attribute lookups per step
 FLOOR_LIMIT_M = -0.05  # a link COM this far below the floor has gone through it
-
-
-@dataclass
-class StepRecord:
-    """What the World did in one step, handed to recorders with the pre- and post-step states."""
-
-    tau: np.ndarray
-    forces: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def plane_space_dot(n, d) -> float:
@@ -178,10 +170,13 @@ class World:
         pos, orn = self._pb_base_pose(b)
         lin, ang = self._pb_base_vel(b)
         if self.n_joints:
-            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1)
+            # computeForwardKinematics=1: without it Bullet returns the link frames cached by the
+            # previous step's collision pass (one step stale: yaws off by q̇·dt) and rotates the link
+            # velocities by them; the base pose and all joint states are current either way.
+            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=1)
             js = self._pb_joint_states(b, self._joint_ids)
             # one array per kind of engine answer (tuples concatenated first): np.array calls dominate
-            a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])
+            a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])  # (N, 13)
             p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
             # Bullet's own quaternion → matrix (pure math, no engine state) is 2.5× cheaper than the
             # numpy formula for a handful of links; RobotState.R_WB keeps that formula as the fallback.
@@ -189,7 +184,8 @@ class World:
             j = np.array([s[:2] for s in js])
             qj, qdj = j[:, 0], j[:, 1]
         else:
-            p, quat, v, w = (np.array([x]) for x in (pos, orn, lin, ang))
+            a = np.array([pos + orn + lin + ang])
+            p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
             qj = qdj = np.zeros(0)
             R = np.array(self._pb_matrix(orn)).reshape(1, 3, 3)
         fn = None
@@ -206,7 +202,7 @@ class World:
         prev = self._prev
         state = RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn,
                            extra=extra, contacts=contacts, prev_v_W=None if prev is None else prev.v_W,
-                           prev_w_W=None if prev is None else prev.w_W)
+                           prev_w_W=None if prev is None else prev.w_W, flat=a)
         state.__dict__["R_WB"] = R  # pre-fills the lazy attribute
         self._prev = state
         return state
@@ -233,28 +229,30 @@ class World:
 
     # ------------------------------------------------------------------ acting
     def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> None:
-        """Apply joint torques and per-link forces (at the COMs) and torques, world frame. Bullet
+        """Apply joint torques and per-link forces (at the COMs: ``state.p_W``, the instant the laws
+        saw) and torques, world frame; ``wrench`` is a Wrench or an (N, 3) force array. Bullet
         clears external forces after every stepSimulation, so this runs every step, and it is the only
         place that applies them."""
         b = self.robot
         if tau is not None and self.n_joints:
-            self._pb_motor_array(b, self._joint_ids, pb.TORQUE_CONTROL, forces=tau.tolist())
+            self._pb_motor_array(b, self._joint_ids, TORQUE_CONTROL, forces=tau.tolist())
         if wrench is None:
             return
-        if not isinstance(wrench, Wrench):
-            wrench = Wrench(wrench)
         force = self._pb_force
-        for i, (f, p) in enumerate(zip(wrench.F_W.tolist(), state.p_W.tolist())):
+        F_W = wrench.F_W if isinstance(wrench, Wrench) else wrench
+        for i, (f, p) in enumerate(zip(F_W.tolist(), state.p_W.tolist())):
             if f[0] or f[1] or f[2]:
-                force(b, i - 1, f, p, pb.WORLD_FRAME)
+                force(b, i - 1, f, p, WORLD_FRAME)
+        if not isinstance(wrench, Wrench):
+            return
         if wrench.T_W is not None:
             torque = self._pb_torque
             for i, tq in enumerate(wrench.T_W.tolist()):
                 if tq[0] or tq[1] or tq[2]:
-                    torque(b, i - 1, tq, pb.WORLD_FRAME)
+                    torque(b, i - 1, tq, WORLD_FRAME)
         for name, f in wrench.extra.items():
             bid = self.bodies[name][0]
-            force(bid, -1, list(map(float, f)), state.extra[name].p_W.tolist(), pb.WORLD_FRAME)
+            force(bid, -1, list(map(float, f)), state.extra[name].p_W.tolist(), WORLD_FRAME)
 
     def step_engine(self) -> None:
         self._pb_step()
@@ -295,4 +293,4 @@ def pace(t_sim: float, t0_wall: float) -> None:
         time.sleep(ahead)
 
 
-__all__ = ["World", "StepRecord", "pace"]
+__all__ = ["World", "pace"]

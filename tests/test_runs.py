@@ -86,10 +86,13 @@ def test_world_check_catches_nan_and_floor():
 
 def test_energy_balance_residual_is_first_order_in_dt():
     """The trapezoidal ledger leaves only the integrator's own error, which halves with dt; a
-    bookkeeping error (e.g. pre-step velocities only) would not shrink like this."""
+    bookkeeping error (e.g. pre-step velocities only) would not shrink like this. Over 20 s (the
+    gait established): measured 0.047 %, 0.024 %, 0.012 % at 2, 1, 0.5 ms. Over only the first 8 s
+    the snake barely moves and the residual, ~1e-5 of the turnover, sits at the solver's floor
+    (ratio 1.36 between 2 and 1 ms), so a shorter run cannot show the order."""
     res = {}
     for dt in (0.002, 0.001):
-        sc = scn.load("snake_passive_creeping", [f"sim.dt={dt}", "sim.duration=8"])
+        sc = scn.load("snake_passive_creeping", [f"sim.dt={dt}", "sim.duration=20"])
         res[dt] = run_scenario(sc).metrics["energy.balance_residual_J"]
     assert abs(res[0.001]) < abs(res[0.002])
     assert 1.4 < res[0.002] / res[0.001] < 2.8

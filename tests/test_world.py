@@ -148,3 +148,87 @@ def test_contact_snapshot_friction_is_the_force_on_the_robot(on_step):
     mu = 0.5 * 1.0  # Bullet multiplies the two bodies' coefficients (robot 0.5, arena 1.0)
     assert F_n == pytest.approx([0, 0, 9.81], abs=0.1)
     assert F_fric == pytest.approx([-mu * 9.81, 0, 0], abs=0.05)
+
+
+def _qmul(a, b):
+    """Hamilton product of x y z w quaternions (numpy: pybullet's multiplyTransforms is single precision)."""
+    av, aw, bv, bw = np.asarray(a[:3]), a[3], np.asarray(b[:3]), b[3]
+    return np.array([*(aw * bv + bw * av + np.cross(av, bv)), aw * bw - av @ bv])
+
+
+def _qrot(q, v):
+    return _qmul(_qmul(q, [*v, 0.0]), [-q[0], -q[1], -q[2], q[3]])[:3]
+
+
+def _fk_from_joints(c, body, q):
+    """Every link's COM pose composed from the base COM pose and the joint angles, independently of
+    getLinkStates: parent COM frame ∘ joint frame (getJointInfo) ∘ R(axis, q) ∘ child inertial frame."""
+    pos, orn = c.getBasePositionAndOrientation(body)
+    poses = [(np.array(pos), np.array(orn))]
+    jj = 0
+    for j in range(c.getNumJoints(body)):
+        info = c.getJointInfo(body, j)
+        p_pos, p_orn = poses[info[16] + 1]
+        jp, jo = p_pos + _qrot(p_orn, info[14]), _qmul(p_orn, info[15])
+        if info[2] == c.JOINT_REVOLUTE:
+            axis = np.asarray(info[13], float)
+            jo = _qmul(jo, [*(axis * math.sin(q[jj] / 2)), math.cos(q[jj] / 2)])
+            jj += 1
+        d = c.getDynamicsInfo(body, j)
+        poses.append((jp + _qrot(jo, d[3]), _qmul(jo, d[4])))
+    return np.array([p for p, _ in poses]), np.array([o for _, o in poses])
+
+
+def test_snapshot_link_frames_are_current_after_a_step(world):
+    """After stepSimulation, getLinkStates without computeForwardKinematics returns the link frames of
+    the previous step (yaws off by q̇·dt). The snapshot must describe one instant: every link pose
+    equals the pose composed from the current base pose and joint angles, to rounding."""
+    spec = SnakeSpec(n_modules=6)
+    world.load_robot(spec.to_urdf(), [0, 0, spec.rest_height], 0.3, spec.module_length, spec.effort)
+    rates = [2.0, -1.5, 1.0, -2.5, 3.0]
+    for j, qd in enumerate(rates):
+        world.client.resetJointState(world.robot, j, 0.1 * j, qd)
+    s = world.read_state()
+    for _ in range(5):
+        world.apply(np.array([0.05, -0.05, 0.05, -0.05, 0.05]), None, s)
+        world.step_engine()
+        s = world.read_state()
+    assert np.abs(s.qd).min() > 0.5  # the joints are really moving: a stale frame would be off by ~1e-3
+    p_fk, quat_fk = _fk_from_joints(world.client, world.robot, s.q)
+    np.testing.assert_allclose(s.p_W, p_fk, atol=1e-12)
+    # quaternions up to sign
+    dots = np.abs(np.einsum("ij,ij->i", s.quat_W, quat_fk))
+    np.testing.assert_allclose(dots, 1.0, atol=1e-12)
+    # link velocities: the COM velocity of each link equals the finite difference of the FK positions
+    # over a further step only to O(dt); check instead the rigid-body relation across each joint:
+    # v_child − v_parent = ω_parent × (joint − p_parent) + ω_child × (p_child − joint) (joint at the
+    # shared end, which is on the x axis of both links).
+    L = spec.module_length
+    for i in range(1, s.p_W.shape[0]):
+        joint = s.p_W[i - 1] + 0.5 * L * s.x_axis_W[i - 1]
+        np.testing.assert_allclose(joint, s.p_W[i] - 0.5 * L * s.x_axis_W[i], atol=1e-9)
+        rel = np.cross(s.w_W[i - 1], joint - s.p_W[i - 1]) + np.cross(s.w_W[i], s.p_W[i] - joint)
+        np.testing.assert_allclose(s.v_W[i] - s.v_W[i - 1], rel, atol=1e-9)
+
+
+def test_contact_points_belong_to_the_pre_step_instant():
+    """getContactPoints after a step reports the points found by that step's collision pass, which
+    runs on the poses at the start of the step: a frictionless box sliding at 1 m/s has its contact
+    points dt·v behind its post-step position (documented in lab.state)."""
+    from lab.robots.urdf import box_urdf
+
+    w = World(dt=0.001)
+    try:
+        w.load_robot(box_urdf("b", 1.0, (0.1, 0.1, 0.1)), [0, 0, 0.05], 0.0, 0.1, 1.0, engine_friction=0.0)
+        w.record_contacts = True
+        for _ in range(100):
+            w.step_engine()
+        w.client.resetBaseVelocity(w.robot, [1.0, 0, 0])
+        pre = w.read_state()
+        w.step_engine()
+        post = w.read_state()
+    finally:
+        w.close()
+    cx = post.contacts[:, 2].mean()  # four corners: their mean is under the COM
+    assert cx == pytest.approx(pre.p_W[0, 0], abs=1e-6)
+    assert post.p_W[0, 0] - pre.p_W[0, 0] == pytest.approx(1e-3, rel=1e-6)
