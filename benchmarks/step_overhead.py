@@ -1,17 +1,24 @@
 """Per-step cost of the lab's full step against the bare engine step, side by side in one run.
 
 bare:  stepSimulation() only, same robot, same contacts (the floor the engine must solve anyway).
-lab:   Simulation.step: passive-creeping controller → Coulomb friction → apply torques and forces →
-       stepSimulation() → read the batched snapshot → energy ledger + recorder → divergence check.
-engine-io: bare + the engine calls the lab needs (batched reads, torque array, one force per link),
-       to separate the engine's own I/O cost from the lab's Python.
+lab:   Simulation.step: controller → force laws → apply torques and forces → stepSimulation() →
+       read the batched snapshot → energy ledger + recorder → divergence check.
+Cases: the snake under passive creeping on Coulomb friction (n = 10, 30), the eel (feedback
+linearisation, hydrodynamics), the tracked robot (contact snapshot, climb controller, contact ledger).
+engine-io: bare + the engine calls the lab needs (batched reads with forward kinematics, torque
+       array, the forces), replaying the lab's own torques and forces from the same saved engine
+       state: the same trajectory and contacts, to separate the engine's I/O cost from the lab's Python.
+       lab/io is the lab's own per-step work over that floor (goal: ≤ 1.25 at n = 10, ≤ 1.10 at 30).
 
-Usage: python benchmarks/step_overhead.py [--steps N] [--repeat R]
+The kernels backend (numba or the numpy references, LAB_NUMBA=0) is printed; run both to compare.
+
+Usage: python benchmarks/step_overhead.py [--steps N] [--repeat R] [--only snake eel tracked]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import time
 
@@ -21,7 +28,7 @@ from lab import scenario as scn
 from lab.runner import Simulation
 
 
-def _bare(sim: Simulation, n: int) -> float:
+def _bare(sim: Simulation, n: int, tape) -> float:
     c = sim.world.client
     t0 = time.perf_counter()
     for _ in range(n):
@@ -29,20 +36,19 @@ def _bare(sim: Simulation, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def _engine_io(sim: Simulation, n: int) -> float:
+def _engine_io(sim: Simulation, n: int, tape) -> float:
+    """Replays the lab's own torques and forces (taped from the same start) through the World's engine
+    calls alone: the same trajectory and contacts as the lab column, without the lab's Python."""
     w = sim.world
-    tau = np.zeros(w.n_joints)
-    F = np.zeros((w.n_links, 3))
-    F[:, 0] = 1e-6
     t0 = time.perf_counter()
-    for _ in range(n):
+    for tau, applied in tape:
         s = w.read_state()
-        w.apply(tau, F, s)
+        w.apply(tau, applied, s)
         w.step_engine()
     return (time.perf_counter() - t0) / n
 
 
-def _lab(sim: Simulation, n: int) -> float:
+def _lab(sim: Simulation, n: int, tape) -> float:
     state = sim.world.read_state()
     step = sim.step
     t0 = time.perf_counter()
@@ -51,33 +57,73 @@ def _lab(sim: Simulation, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def measure(n_modules: int, steps: int, repeat: int) -> dict[str, float]:
-    out = {}
-    for name, fn in (("bare", _bare), ("engine_io", _engine_io), ("lab", _lab)):
-        times = []
-        for _ in range(repeat):
-            # a fresh, warmed-up snake in motion for every sample, so contacts are comparable
-            sc = scn.load("snake_passive_creeping", [f"robot.n_modules={n_modules}", "sim.duration=60"])
-            sim = Simulation(sc)
-            sim.run(duration=2.0)  # warm up: the snake in motion, contacts established
+def _tape(sim: Simulation, n: int) -> list:
+    state = sim.world.read_state()
+    tape = []
+    for _ in range(n):
+        tau = sim.controller.act(state)
+        state, applied = sim.step(state)
+        tape.append((tau, applied))
+    return tape
+
+
+def measure(scenario: str, overrides: list[str], steps: int, repeat: int, warmup: float = 2.0) -> dict[str, float]:
+    """Median per-step time of each variant, all from the same engine state (saveState after a
+    warm-up); the variants take turns so that load from elsewhere on the machine hits them alike."""
+    times: dict[str, list[float]] = {"bare": [], "engine_io": [], "lab": []}
+    for _ in range(repeat):
+        sim = Simulation(scn.load(scenario, [*overrides, "sim.duration=600"]))
+        try:
+            sim.run(duration=warmup)  # warm up: in motion, contacts established
+            c = sim.world.client
+            start = c.saveState()
+            ctl = copy.deepcopy(sim.controller)  # its integrators, to restart the lab column alike
             sim.recorder.start(sim.world.read_state())
-            times.append(fn(sim, steps))
+            tape = _tape(sim, steps)  # the lab's own inputs, for the engine-io column
+            for name, fn in (("bare", _bare), ("engine_io", _engine_io), ("lab", _lab)):
+                c.restoreState(start)
+                sim.world._prev = None
+                sim.controller = copy.deepcopy(ctl)
+                sim.recorder.start(sim.world.read_state())
+                times[name].append(fn(sim, steps, tape))
+        finally:
             sim.close()
-        out[name] = statistics.median(times)
-    return out
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+CASES = [  # (label, scenario, overrides, warm-up s)
+    ("snake n=10", "snake_passive_creeping", ["robot.n_modules=10"], 2.0),
+    ("snake n=30", "snake_passive_creeping", ["robot.n_modules=30"], 2.0),
+    ("eel (hydrodynamics)", "eel_forward_turn", [], 2.0),
+    ("tracked (contacts, climb)", "tracked_step_climb", [], 2.0),
+]
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=3000)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--only", nargs="*", default=[], help="cases whose label contains one of these words")
     args = ap.parse_args()
-    print(f"median of {args.repeat} × {args.steps} steps, dt = 1 ms, passive creeping on Coulomb friction")
-    print(f"{'modules':>7}  {'bare µs':>8}  {'engine-io µs':>12}  {'lab µs':>8}  {'lab/bare':>8}  {'io/bare':>8}")
-    for n in (10, 30):
-        m = measure(n, args.steps, args.repeat)
-        print(f"{n:>7}  {m['bare'] * 1e6:8.1f}  {m['engine_io'] * 1e6:12.1f}  {m['lab'] * 1e6:8.1f}  "
-              f"{m['lab'] / m['bare']:8.2f}  {m['engine_io'] / m['bare']:8.2f}")
+    from lab import kernels
+
+    print(f"median of {args.repeat} × {args.steps} steps, dt = 1 ms, passive creeping on Coulomb friction, "
+          f"kernels: {kernels.BACKEND}")
+    print(f"{'case':>26}  {'bare µs':>8}  {'engine-io µs':>12}  {'lab µs':>8}  {'lab/io':>7}  {'lab/bare':>8}  "
+          f"{'io/bare':>8}")
+    for label, scenario, overrides, warmup in CASES:
+        if args.only and not any(o in label for o in args.only):
+            continue
+        m = measure(scenario, overrides, args.steps, args.repeat, warmup)
+        print(f"{label:>26}  {m['bare'] * 1e6:8.1f}  {m['engine_io'] * 1e6:12.1f}  {m['lab'] * 1e6:8.1f}  "
+              f"{m['lab'] / m['engine_io']:7.2f}  {m['lab'] / m['bare']:8.2f}  {m['engine_io'] / m['bare']:8.2f}",
+              flush=True)
+    sc = scn.load("snake_passive_creeping", [])
+    sim = Simulation(sc)
+    res = sim.run()
+    sim.close()
+    print(f"flagship snake_passive_creeping ({sc.sim.duration:g} s): real-time factor "
+          f"{res.metrics['realtime_factor']:.1f}× (wall {res.metrics['wall_time_s']:.2f} s)")
 
 
 if __name__ == "__main__":

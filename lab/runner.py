@@ -15,7 +15,7 @@ from .forces import as_wrench, total
 from .metrics import gait_metrics, run_metrics
 from .recorder import Recorder
 from .scenario import Scenario
-from .world import StepRecord, World, pace
+from .world import World, pace
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +60,8 @@ class Simulation:
         self.controller = make_controller(sc.controller_type, sc.controller)
         self.controller.reset(self.world.model, sc.sim.dt)
         self.forces = {"friction": sc.friction, **{name: law for name, _, law in sc.forces}}
+        self._laws = list(self.forces.items())
+        self._max_ke = float(sc.sim.max_kinetic_energy)
         self.world.measure_contacts = any(getattr(f, "needs_contact_forces", False) for f in self.forces.values())
         on_contacts = self.world.record_contacts  # the ledger then meters gravity and the engine contacts
         self.recorder = Recorder(sc.sim.n_steps, sc.sim.record_every, self.world.n_links, J, sc.sim.dt,
@@ -80,17 +82,24 @@ class Simulation:
     def step(self, state):
         """One step of the lab: controller and force laws on the snapshot → apply in one place →
         engine step → the next snapshot → energy ledger and recorder → divergence check.
-        Returns (next state, the wrench applied)."""
+        Returns (next state, what was applied: an (N, 3) force array or a Wrench)."""
         w = self.world
+        t = state.t
         tau = self.controller.act(state)
-        parts = {name: as_wrench(law(state, state.t)) for name, law in self.forces.items()}
-        wrench = total(list(parts.values()), w.n_links)
-        w.apply(tau, wrench, state)
+        laws = self._laws
+        if len(laws) == 1:  # the common case (friction only): no summing, no Wrench to build
+            name, law = laws[0]
+            applied = law(state, t)
+            parts = {name: applied}
+        else:
+            parts = {name: law(state, t) for name, law in laws}
+            applied = total([as_wrench(x) for x in parts.values()], w.n_links)
+        w.apply(tau, applied, state)
         w.step_engine()
         new = w.read_state()
-        self.recorder.on_step(state, StepRecord(tau=tau, forces=parts), new)
-        w.check(new, self.scenario.sim.max_kinetic_energy)
-        return new, wrench
+        self.recorder.on_step(state, tau, parts, new)
+        w.check(new, self._max_ke)
+        return new, applied
 
     def run(self, duration: float | None = None, progress: bool = False, screenshot: str | None = None) -> RunResult:
         sc = self.scenario
@@ -124,7 +133,7 @@ class Simulation:
                 if self.video is not None:
                     self.video.maybe_capture(k, state)
                 if self.gui is not None:
-                    if not self.gui.update(k, state, wrench.F_W):
+                    if not self.gui.update(k, state, as_wrench(wrench).F_W):
                         status = "stopped"
                         break
                     pace(state.t, t0)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import kernels
 from ..state import ModelInfo, RobotState
 from .base import Controller
 
@@ -76,11 +77,10 @@ class PassiveCreeping(Controller):
         xd_d = p.xd_amp * p.xd_omega * math.cos(ph)
         xdd_d = -p.xd_amp * p.xd_omega**2 * math.sin(ph)
         q, qd = state.q, state.qd
-        tau = np.empty_like(q)
-        tau[-1] = (p.a * self.I_head * abs(p.K_head * self.integral + e)
-                   * (xdd_d + p.k_d * (xd_d - qd[-1]) + p.k_p * (x_d - q[-1]) + p.phi_t))
-        tau[:-1] = p.K_body * self.integral * (q[1:] - q[:-1])
-        return self.saturate(tau)
+        tau_head = (p.a * self.I_head * abs(p.K_head * self.integral + e)
+                    * (xdd_d + p.k_d * (xd_d - float(qd[-1])) + p.k_p * (x_d - float(q[-1])) + p.phi_t))
+        # body joints and saturation in one fused call (lab.kernels.coupling_torques)
+        return kernels.coupling_torques(q, p.K_body * self.integral, tau_head, self.model.effort)
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"E_ref": (0.0, 3.0), "phi_t": (-1.0, 1.0)}

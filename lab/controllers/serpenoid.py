@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import kernels
 from ..state import ModelInfo, RobotState
 from .base import Controller
 
@@ -57,9 +58,10 @@ class Serpenoid(Controller):
         return p.alpha * np.sin(ph) + p.gamma, p.alpha * p.omega * np.cos(ph)
 
     def act(self, state: RobotState) -> np.ndarray:
-        q_ref, qd_ref = self.reference(state.t)
+        # the reference, the PD law and the saturation in one fused call (lab.kernels.serpenoid)
         p = self.params
-        return self.saturate(p.kp * (q_ref - state.q) + p.kd * (qd_ref - state.qd))
+        return kernels.serpenoid(state.t, state.q, state.qd, p.alpha, p.omega, p.beta, p.gamma, p.kp, p.kd,
+                                 self.model.effort)
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"alpha": (0.0, 1.5), "omega": (0.0, 6.0), "beta": (-2.0, 2.0), "gamma": (-0.5, 0.5)}

@@ -18,6 +18,7 @@ from typing import Literal
 
 import numpy as np
 
+from .. import kernels
 from ..state import RobotState
 
 
@@ -86,27 +87,11 @@ class AnisotropicCoulomb:
     def __call__(self, state: RobotState, t: float) -> np.ndarray:
         """Per-link forces F_W (N, 3) at the COMs."""
         model = state.model
-        if self.normal_load == "contact" and state.fn is not None:
-            load = state.fn
-        else:
-            load = model.mass * model.gravity
-        # In the ground plane only (t = (c, s), n = (−s, c)): this law runs every step, and on a
-        # 10-link robot its cost is the number of numpy calls, not the arithmetic.
-        ax = state.R_WB[:, :2, 0]
-        inv = 1.0 / np.maximum(np.hypot(ax[:, 0], ax[:, 1]), 1e-12)
-        c, s = ax[:, 0] * inv, ax[:, 1] * inv
-        vx, vy = state.v_W[:, 0], state.v_W[:, 1]
-        v_t = vx * c + vy * s
-        v_n = vy * c - vx * s
-        mu_tan = self.mu_fwd if self.mu_fwd == self.mu_bwd else np.where(v_t >= 0.0, self.mu_fwd, self.mu_bwd)
-        f_t = -mu_tan * load * np.tanh(v_t / self.slip_tol)
-        f_n = -self.mu_n * load * np.tanh(v_n / self.slip_tol)
-        F_W = np.zeros((len(c), 3))
-        F_W[:, 0] = f_t * c - f_n * s
-        F_W[:, 1] = f_t * s + f_n * c
-        if self.head_exempt:
-            F_W[-1] = 0.0
-        return F_W
+        load = state.fn if self.normal_load == "contact" and state.fn is not None else model.weight
+        # one fused call (lab.kernels.coulomb; its numpy reference is coulomb_np): on a 10-link robot
+        # the cost of this law was the number of numpy calls, not the arithmetic
+        return kernels.coulomb(state.R_WB, state.v_W, load, float(self.mu_fwd), float(self.mu_bwd), float(self.mu_n),
+                               float(self.slip_tol), bool(self.head_exempt))
 
 
 @dataclass(frozen=True)
