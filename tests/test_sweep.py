@@ -215,14 +215,21 @@ def _events(out: Path):
 
 def test_interrupt_then_resume_runs_each_run_once(tmp_path, lab_cmd):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) mid-sweep: exit 130 with the
-    finished rows kept; the same command again completes the rest and re-runs none of them."""
+    finished rows kept; the same command again completes the rest and re-runs none of them.
+
+    Deterministic by construction, not by timing: the first run diverges at once (max kinetic energy
+    1e-6 J) and the others would take minutes (the base scenario's sim.duration is 300 s), so exactly one
+    row exists when the signal arrives, whatever the machine's load. Runs are keyed by their overrides
+    only, so before resuming the base file is shortened to 0.3 s and the rest finish quickly."""
+    from lab import scenario as scn
+
+    base = tmp_path / "base.toml"
+    base.write_text(scn.load("snake_passive_creeping", ["sim.duration=300"]).to_toml(), encoding="utf-8")
     f = write_sweep(tmp_path / "s.toml", """
-base = "snake_passive_creeping"
-[set]
-"sim.duration" = 1.0
+base = "base.toml"
 [[axis]]
-key = "controller.E_ref"
-values = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+key = "sim.max_kinetic_energy"
+values = [1e-6, 1000.0, 1001.0, 1002.0, 1003.0, 1004.0]
 """)
     out = tmp_path / "out"
     cmd = [*lab_cmd, "sweep", str(f), "--workers", "1", "--out", str(out)]
@@ -230,30 +237,32 @@ values = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120
         while not any((out / "rows").glob("*.json")):
             assert proc.poll() is None, proc.communicate()
-            assert time.monotonic() < deadline, "no run finished within 60 s"
+            assert time.monotonic() < deadline, "the first run did not finish within 120 s"
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)
         try:
-            _, err = proc.communicate(timeout=30)
+            _, err = proc.communicate(timeout=60)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
-            pytest.fail("lab sweep did not exit within 30 s of SIGINT")
+            pytest.fail("lab sweep did not exit within 60 s of SIGINT")
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "distributed" not in err  # workers ignore SIGINT; dask stays quiet
-    first = {p.stem for p in (out / "rows").glob("*.json")}
-    assert 1 <= len(first) < 6
-    assert len(pd.read_csv(out / "results.csv")) == len(first)
-
-    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
     ids = [r["run_id"] for r in json.loads((out / "runs.json").read_text())]
+    first = {p.stem for p in (out / "rows").glob("*.json")}
+    assert first == {ids[0]}  # the quick run, and only it
+    assert len(pd.read_csv(out / "results.csv")) == 1
+
+    base.write_text(scn.load("snake_passive_creeping", ["sim.duration=0.3"]).to_toml(), encoding="utf-8")
+    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert [r["run_id"] for r in json.loads((out / "runs.json").read_text())] == ids  # same runs, same ids
     assert {p.stem for p in (out / "rows").glob("*.json")} == set(ids)
     assert sorted(p.name for p in (out / "runs").iterdir()) == sorted(ids)  # no partial folders left
     ev = _events(out)
@@ -265,4 +274,7 @@ values = [0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
     for rid in ids:  # and nothing finished twice
         assert sum(1 for _, what, r in ev if what == "done" and r == rid) <= 1
     df = pd.read_parquet(out / "results.parquet")
-    assert sorted(df["run_id"]) == sorted(ids) and (df["status"] == "ok").all()
+    assert sorted(df["run_id"]) == sorted(ids)
+    assert dict(zip(df["run_id"], df["status"])) == {rid: "diverged" if rid == ids[0] else "ok" for rid in ids}
+    prov = json.loads((out / "provenance.json").read_text())  # the resumed session, and the one before it
+    assert prov["ran"] == 5 and len(prov["previous"]) == 1 and prov["previous"][0]["ran"] == 6
