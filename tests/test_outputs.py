@@ -414,7 +414,7 @@ def test_report_overwrite_keeps_user_files_and_drops_stale_figures(tmp_path, cap
         SECTIONS.pop("zz_b", None)
 
 
-def test_sweep_writes_provenance_marker_and_resumes_without_overwrite(tmp_path, capsys):
+def test_sweep_writes_provenance_marker_and_resumes_without_overwrite(tmp_path, monkeypatch, capsys):
     f = tmp_path / "s.toml"
     f.write_text(f'base = "{S}"\n[set]\n"sim.duration" = 0.05\n[[axis]]\nkey = "controller.E_ref"\n'
                  'values = [0.5]\n')
@@ -432,3 +432,15 @@ def test_sweep_writes_provenance_marker_and_resumes_without_overwrite(tmp_path, 
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["ran"] == 0 and len(prov["previous"]) == 1 and prov["previous"][0]["ran"] == 1
     assert (out / "my_analysis.ipynb").read_text() == "{}"
+    capsys.readouterr()
+
+    import lab.trials.table
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out / ".results.csv.x.tmp"))
+
+    monkeypatch.setattr(lab.trials.table, "write_tables", full)
+    assert main(["-v", "sweep", str(f), "--workers", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err  # after the sweep's own progress line on stderr: one error line
+    errors = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert errors == [f"error: --out {out}: cannot write: No space left on device"] and "Traceback" not in err
