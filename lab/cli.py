@@ -72,22 +72,35 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
+EXTRA_COMMANDS = (("sweep", "lab.trials.sweep"), ("report", "lab.report"))
+
+
 def _extra_commands():
-    """Commands contributed by other modules (sweep, report) register here."""
+    """Commands contributed by other modules (sweep, report) register here. One that cannot be imported
+    still appears, and says why when used (rather than argparse's 'invalid choice')."""
+    import importlib
+
     out = []
-    try:
-        from .trials.sweep import add_cli as sweep_cli
-
-        out.append(sweep_cli)
-    except ImportError:
-        pass
-    try:
-        from .report import add_cli as report_cli
-
-        out.append(report_cli)
-    except ImportError:
-        pass
+    for name, module in EXTRA_COMMANDS:
+        try:
+            out.append(importlib.import_module(module).add_cli)
+        except ImportError as exc:
+            log.debug("cannot import %s", module, exc_info=True)
+            out.append(_unavailable(name, exc))
     return out
+
+
+def _unavailable(name: str, exc: ImportError):
+    def add(sub) -> None:
+        p = sub.add_parser(name, help=f"(unavailable: {exc})")
+        p.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+
+        def handler(args):
+            raise LabError(f"lab {name}", f"cannot be loaded: {type(exc).__name__}: {exc}")
+
+        p.set_defaults(handler=handler)
+
+    return add
 
 
 def cmd_run(args) -> int:

@@ -409,3 +409,20 @@ def test_version(capsys):
 
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"lab {__version__}"
+
+
+def test_a_command_that_cannot_be_imported_says_why(monkeypatch, capsys):
+    """A broken import of the sweep module once showed as "invalid choice: 'sweep'"."""
+    import importlib
+
+    real = importlib.import_module
+
+    def broken(name, *a, **k):
+        if name == "lab.trials.sweep":
+            raise ImportError("cannot import name 'x' from 'lab.somewhere'")
+        return real(name, *a, **k)
+
+    monkeypatch.setattr(importlib, "import_module", broken)
+    assert main(["sweep", "s.toml", "--out", "o"]) == 2
+    err = capsys.readouterr().err
+    assert err == "error: lab sweep: cannot be loaded: ImportError: cannot import name 'x' from 'lab.somewhere'\n"
