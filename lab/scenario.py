@@ -21,6 +21,7 @@ import tomli_w
 
 from .controllers import CONTROLLERS
 from .errors import LabError
+from .fields import Validated, declarations, num, vector
 from .arenas import ARENAS
 from .forces import FORCES, FRICTION
 from .robots import ROBOTS
@@ -29,30 +30,16 @@ SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
 
 @dataclass(frozen=True)
-class SimConfig:
+class SimConfig(Validated):
     """Engine settings. dt = 1 ms by default: the explicit friction callback needs
     dt < 2·slip_tol/(μ g) and the energy balance closes to ~0.1 % there (see README)."""
 
-    dt: float = 0.001
-    duration: float = 30.0
-    gravity: float = 9.81
-    solver_iterations: int = 50
-    record_every: int = 10
-    max_kinetic_energy: float = 1000.0
-
-    def __post_init__(self):
-        if not 1e-5 <= self.dt <= 0.02:
-            raise ValueError(f"dt: must be in [1e-5, 0.02] s, got {self.dt}")
-        if not 0.0 < self.duration <= 1e5:
-            raise ValueError(f"duration: must be in (0, 1e5] s, got {self.duration}")
-        if not 0.0 <= self.gravity <= 100.0:
-            raise ValueError(f"gravity: must be in [0, 100] m/s², got {self.gravity}")
-        if not 1 <= self.solver_iterations <= 1000:
-            raise ValueError(f"solver_iterations: must be in [1, 1000], got {self.solver_iterations}")
-        if not 1 <= self.record_every <= 10000:
-            raise ValueError(f"record_every: must be in [1, 10000] steps, got {self.record_every}")
-        if not self.max_kinetic_energy > 0:
-            raise ValueError(f"max_kinetic_energy: must be > 0 J, got {self.max_kinetic_energy}")
+    dt: float = num(0.001, ge=1e-5, le=0.02, unit="s", doc="time step (friction needs dt < 2·slip_tol/(mu·g))")
+    duration: float = num(30.0, gt=0, le=1e5, unit="s", doc="simulated time (at least one step)")
+    gravity: float = num(9.81, ge=0, le=100, unit="m/s²", doc="magnitude of gravity")
+    solver_iterations: int = num(50, ge=1, le=1000, doc="Bullet's constraint-solver iterations per step")
+    record_every: int = num(10, ge=1, le=10000, unit="steps", doc="record every n-th step")
+    max_kinetic_energy: float = num(1000.0, gt=0, unit="J", doc="above this the run stops as diverged")
 
     @property
     def n_steps(self) -> int:
@@ -60,58 +47,35 @@ class SimConfig:
 
 
 @dataclass(frozen=True)
-class InitConfig:
+class InitConfig(Validated):
     """Initial pose: tail at ``position``, body along ``heading_deg``, joints straight plus seeded
     uniform noise of ±``joint_noise`` rad (the drag trial's 'perturbed initial shape')."""
 
-    position: tuple[float, float] = (0.0, 0.0)
-    heading_deg: float = 0.0
-    joint_noise: float = 0.0
-
-    def __post_init__(self):
-        if len(self.position) != 2:
-            raise ValueError(f"position: must be two numbers [x, y] in m, got {list(self.position)}")
-        if not -360.0 <= self.heading_deg <= 360.0:
-            raise ValueError(f"heading_deg: must be in [-360, 360], got {self.heading_deg}")
-        if not 0.0 <= self.joint_noise <= 1.0:
-            raise ValueError(f"joint_noise: must be in [0, 1] rad, got {self.joint_noise}")
+    position: tuple[float, float] = vector((0.0, 0.0), length=2, names="[x, y]", unit="m", doc="the tail's position")
+    heading_deg: float = num(0.0, ge=-360, le=360, unit="degrees", doc="the body's direction, tail to head, from x")
+    joint_noise: float = num(0.0, ge=0, le=1, unit="rad", doc="seeded uniform noise on the initial joint angles")
 
 
 @dataclass(frozen=True)
-class PayloadConfig:
+class PayloadConfig(Validated):
     """A box dragged by the robot (Wang 2011 §4.3's unknown load): placed ``distance`` behind the
     tail, on the ground with engine friction ``friction`` (the ground's own coefficient is 1, Bullet
     multiplies the two), unknown to the controller."""
 
-    mass: float = 1.0
-    size: tuple[float, float, float] = (0.1, 0.08, 0.05)
-    friction: float = 0.3
-    distance: float = 0.15
-
-    def __post_init__(self):
-        if not 0.001 <= self.mass <= 1000.0:
-            raise ValueError(f"mass: must be in [0.001, 1000] kg, got {self.mass}")
-        if len(self.size) != 3 or not all(0.005 <= x <= 5.0 for x in self.size):
-            raise ValueError(f"size: must be three edge lengths in [0.005, 5] m, got {list(self.size)}")
-        if not 0.0 <= self.friction <= 5.0:
-            raise ValueError(f"friction: must be in [0, 5], got {self.friction}")
-        if not 0.0 <= self.distance <= 10.0:
-            raise ValueError(f"distance: must be in [0, 10] m, got {self.distance}")
+    mass: float = num(1.0, ge=0.001, le=1000, unit="kg", doc="the box's mass")
+    size: tuple[float, float, float] = vector((0.1, 0.08, 0.05), length=3, ge=0.005, le=5, unit="m",
+                                              noun="edge lengths", doc="the box's edges (x, y, z)")
+    friction: float = num(0.3, ge=0, le=5, doc="the box's engine friction coefficient")
+    distance: float = num(0.15, ge=0, le=10, unit="m", doc="gap between the tail and the box")
 
 
 @dataclass(frozen=True)
-class CourseConfig:
+class CourseConfig(Validated):
     """A straight course along the initial heading: the run ends when the robot's COM has advanced
     ``length`` (Wang 2011 §4.3: 60 cm in two 30 cm halves)."""
 
-    length: float = 0.6
-    halves: int = 2
-
-    def __post_init__(self):
-        if not 0.01 <= self.length <= 1000.0:
-            raise ValueError(f"length: must be in [0.01, 1000] m, got {self.length}")
-        if not 1 <= self.halves <= 100:
-            raise ValueError(f"halves: must be in [1, 100], got {self.halves}")
+    length: float = num(0.6, ge=0.01, le=1000, unit="m", doc="COM advance along the initial heading that ends the run")
+    halves: int = num(2, ge=1, le=100, doc="equal parts the course is timed in")
 
 
 @dataclass(frozen=True)
@@ -182,16 +146,18 @@ def _type_name(tp) -> str:
     return {float: "a number", int: "an integer", bool: "true or false", str: "a string"}.get(tp, str(tp))
 
 
-def _coerce(value, tp, where: str):
+def _coerce(value, tp, where: str, expected: str = ""):
+    """``value`` as type ``tp``; ``expected`` (from the field's declaration, e.g. "a number in [0, 5]")
+    words a type error."""
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         for a in args:
             try:
-                return _coerce(value, a, where)
+                return _coerce(value, a, where, expected)
             except LabError:
                 pass
-        raise LabError(where, f"must be {_type_name(tp)}, got {value!r}")
+        raise LabError(where, f"must be {expected or _type_name(tp)}, got {value!r}")
     if origin is Literal:
         if value not in typing.get_args(tp):
             raise LabError(where, f"must be {_type_name(tp)}, got {value!r}")
@@ -204,13 +170,14 @@ def _coerce(value, tp, where: str):
         return tuple(float(x) for x in value)
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise LabError(where, f"must be a number, got {value!r}")
+            raise LabError(where, f"must be {expected or 'a number'}, got {value!r}")
         if not math.isfinite(value):
-            raise LabError(where, f"must be a finite number, got {value!r}")
+            raise LabError(where, f"must be {expected.replace('a number', 'a finite number') or 'a finite number'}, "
+                                  f"got {value!r}")
         return float(value)
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise LabError(where, f"must be an integer, got {value!r}")
+            raise LabError(where, f"must be {expected or 'an integer'}, got {value!r}")
         return value
     if tp is bool:
         if not isinstance(value, bool):
@@ -224,22 +191,28 @@ def _coerce(value, tp, where: str):
 
 
 def build(cls, data, where: str):
-    """Build dataclass ``cls`` from a TOML table, naming the offending field on any error."""
+    """Build dataclass ``cls`` from a TOML table, naming the offending field on any error. Type errors
+    say the range too (from the field's declaration, :mod:`lab.fields`); range errors are the
+    declarations' own ValueErrors, "field: what", re-raised as ``LabError(where.field, what)``."""
     if not isinstance(data, dict):
         raise LabError(where, f"must be a table, got {data!r}")
     hints = typing.get_type_hints(cls)
-    names = [f.name for f in dataclasses.fields(cls)]
+    decls = declarations(cls)
     for key in data:
-        if key not in names:
-            raise LabError(f"{where}.{key}", f"unknown key; allowed: {', '.join(names)}")
-    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}") for k, v in data.items()}
+        if key not in decls:
+            raise LabError(f"{where}.{key}", f"unknown key; allowed: {', '.join(decls)}")
+    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}", decls[k].expected() if decls[k].kind in NUMBERS else "")
+              for k, v in data.items()}
     try:
         return cls(**kwargs)
     except ValueError as exc:
         field_name, _, what = str(exc).partition(": ")
-        if field_name in names:
+        if field_name in decls:
             raise LabError(f"{where}.{field_name}", what) from None
         raise LabError(where, str(exc)) from None
+
+
+NUMBERS = ("number", "integer", "count")
 
 
 def _typed_section(data: dict, key: str, registry: dict, default_type: str | None, where: str):

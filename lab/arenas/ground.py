@@ -5,18 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine import pb
+from ..fields import Validated, num, vector
 
 
 @dataclass(frozen=True)
-class FlatGround:
+class FlatGround(Validated):
     """An infinite plane at z = 0. ``friction`` is the ground's engine friction coefficient: it only
     acts on bodies that keep their own (Bullet multiplies the two), and the robots' links keep 0."""
 
-    friction: float = 1.0
-
-    def __post_init__(self):
-        if not 0.0 <= self.friction <= 5.0:
-            raise ValueError(f"friction: must be in [0, 5], got {self.friction}")
+    friction: float = num(1.0, ge=0, le=5, doc="the ground's engine friction coefficient")
 
     def build(self, world) -> int:
         c = world.client
@@ -29,22 +26,16 @@ class FlatGround:
 
 
 @dataclass(frozen=True)
-class Water:
+class Water(Validated):
     """Open water: no floor, gravity kept (the hydrodynamics law supplies buoyancy). ``current``
     (V_x, V_y in m/s) is drawn in the GUI as arrows on the water; the flow itself is a parameter of the
     hydrodynamics law, and the scenario loader checks that the two agree."""
 
-    depth: float = 2.0
-    tint: tuple[float, float, float, float] = (0.2, 0.45, 0.75, 0.25)
-    current: tuple[float, float] = (0.0, 0.0)
-
-    def __post_init__(self):
-        if not 0.1 <= self.depth <= 100.0:
-            raise ValueError(f"depth: must be in [0.1, 100] m, got {self.depth}")
-        if len(self.tint) != 4 or not all(0.0 <= x <= 1.0 for x in self.tint):
-            raise ValueError(f"tint: must be four numbers in [0, 1] (RGBA), got {list(self.tint)}")
-        if len(self.current) != 2:
-            raise ValueError(f"current: must be [V_x, V_y] in m/s, got {list(self.current)}")
+    depth: float = num(2.0, ge=0.1, le=100, unit="m", doc="drawn depth")
+    tint: tuple[float, float, float, float] = vector((0.2, 0.45, 0.75, 0.25), length=4, ge=0, le=1, names="(RGBA)",
+                                                     doc="colour of the water")
+    current: tuple[float, float] = vector((0.0, 0.0), length=2, names="[V_x, V_y]", unit="m/s",
+                                          doc="drawn as arrows; must equal the hydrodynamics law's current")
 
     def build(self, world) -> None:
         # Visual only (no collision shape, no mass): free for the physics, and present in every

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..engine import pb
+from ..fields import Validated, count, num
 from . import register_arena
 
 
@@ -30,21 +31,15 @@ def gravity_E(slope_deg: float, yaw_deg: float, g: float) -> np.ndarray:
     return np.array([gS[1], -gS[0], gS[2]])
 
 
-def _check_common(obj) -> None:
-    if not -89.0 <= obj.slope_deg <= 89.0:
-        raise ValueError(f"slope_deg: must be in [-89, 89] degrees, got {obj.slope_deg}")
-    if not -180.0 <= obj.yaw_deg <= 180.0:
-        raise ValueError(f"yaw_deg: must be in [-180, 180] degrees, got {obj.yaw_deg}")
-    if not 0.0 <= obj.friction <= 5.0:
-        raise ValueError(f"friction: must be in [0, 5], got {obj.friction}")
-    if not 0.05 <= obj.width <= 20.0:
-        raise ValueError(f"width: must be in [0.05, 20] m, got {obj.width}")
-    if not -5.0 <= obj.step_x <= 50.0:
-        raise ValueError(f"step_x: must be in [-5, 50] m, got {obj.step_x}")
-
-
-class _TiltedArena:
+@dataclass(frozen=True)
+class _TiltedArena(Validated):
     """What Step and Stairs share: gravity tilted by the slope and the approach yaw, and the ground."""
+
+    slope_deg: float = num(0.0, ge=-89, le=89, unit="degrees", doc="slope α of the ground (gravity turned)")
+    yaw_deg: float = num(0.0, ge=-180, le=180, unit="degrees", doc="approach yaw β against the slope")
+    step_x: float = num(0.16, ge=-5, le=50, unit="m", doc="x of the (first) riser")
+    width: float = num(1.5, ge=0.05, le=20, unit="m", doc="along the edge")
+    friction: float = num(1.0, ge=0, le=5, doc="engine friction coefficient of ground and steps")
 
     def gravity(self, g: float) -> np.ndarray:
         return gravity_E(self.slope_deg, self.yaw_deg, g)
@@ -63,20 +58,8 @@ class Step(_TiltedArena):
     ``slope_deg`` approached at yaw ``yaw_deg``. ``friction`` is the engine coefficient of ground and
     step (Bullet multiplies it with the robot's). ``step_height`` = 0 leaves the plane alone."""
 
-    step_height: float = 0.10
-    slope_deg: float = 0.0
-    yaw_deg: float = 0.0
-    step_x: float = 0.16
-    step_depth: float = 0.8
-    width: float = 1.5
-    friction: float = 1.0
-
-    def __post_init__(self):
-        if not 0.0 <= self.step_height <= 1.0:
-            raise ValueError(f"step_height: must be in [0, 1] m, got {self.step_height}")
-        if not 0.05 <= self.step_depth <= 20.0:
-            raise ValueError(f"step_depth: must be in [0.05, 20] m, got {self.step_depth}")
-        _check_common(self)
+    step_height: float = num(0.10, ge=0, le=1, unit="m", doc="0 leaves the plane alone")
+    step_depth: float = num(0.8, ge=0.05, le=20, unit="m", doc="the step's top, from the riser")
 
     @property
     def edge(self) -> tuple[float, float]:
@@ -96,23 +79,9 @@ class Step(_TiltedArena):
 class Stairs(_TiltedArena):
     """``n_steps`` steps of rise ``rise`` and tread ``tread``, the first riser at x = ``step_x``."""
 
-    rise: float = 0.15
-    tread: float = 0.45
-    n_steps: int = 3
-    slope_deg: float = 0.0
-    yaw_deg: float = 0.0
-    step_x: float = 0.16
-    width: float = 1.5
-    friction: float = 1.0
-
-    def __post_init__(self):
-        if not 0.0 < self.rise <= 1.0:
-            raise ValueError(f"rise: must be in (0, 1] m, got {self.rise}")
-        if not 0.05 <= self.tread <= 10.0:
-            raise ValueError(f"tread: must be in [0.05, 10] m, got {self.tread}")
-        if not isinstance(self.n_steps, int) or not 1 <= self.n_steps <= 50:
-            raise ValueError(f"n_steps: must be an integer in [1, 50], got {self.n_steps!r}")
-        _check_common(self)
+    rise: float = num(0.15, gt=0, le=1, unit="m", doc="height of each step")
+    tread: float = num(0.45, ge=0.05, le=10, unit="m", doc="depth of each step")
+    n_steps: int = count(3, 1, 50, doc="steps")
 
     @property
     def step_height(self) -> float:

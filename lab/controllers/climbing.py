@@ -39,6 +39,7 @@ import numpy as np
 
 from ..models.tracked_climb import DriveLimits
 from ..state import ModelInfo, RobotState
+from ..fields import Validated, choice, info, num
 from .base import Controller
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
@@ -55,56 +56,35 @@ PROGRESS = 0.01  # m of COM advance that counts as progress there
 
 
 @dataclass(frozen=True)
-class TrackedClimbParams(DriveLimits):
+class TrackedClimbParams(DriveLimits, Validated):
     """Defaults: θ̇ = 0.5 rad/s and 3 cm/s approach (§4.1, §6); drive constants of Table 1 (they must
     match the robot's, which the trial checks)."""
 
-    mode: Literal["independent", "differential"] = "independent"
-    arm_speed: float = 0.5  # θ̇ during flip and climb (rad/s)
-    advance_speed: float = 0.03  # track speed before the step and after it (m/s)
-    track_ratio: float = 1.0  # climb track speed = track_ratio · θ̇ r / i2 (1 = eq. 12)
-    motor_speed_rpm: float = 3600.0  # differential mode: the servo's target (and the limit)
-    motor_torque_max: float = 18.8e-3
-    i0: float = 144.0
-    i1: float = 5.0
-    i2: float = 3.0 / 8.0
-    pulley_radius: float = 0.025
-    stall_fraction: float = 0.3
-    stall_time: float = 0.15
-    flip_tolerance_deg: float = 1.0
-    kp_arm: float = 20.0
-    ki_arm: float = 400.0
-    kp_drive: float = 0.2
-    ki_drive: float = 5.0
-    kp_motor: float = 3e-6
-    ki_motor: float = 2.5e-4
-    log_every: int = 5
-    arm_stop: float = 3.1  # the arm's travel per climb (rad from the face the flip began on): held there
-    stop_after_climb: bool = False  # trials: end the run 1 s into drive-on (the outcome is decided)
-    advance_limit: float = 0.32  # trials: …or once the body has advanced this far without a stall (m): from
-    # the default start 0.16 m before the riser, its rear pulley is then on the top
-
-    def __post_init__(self):
-        if self.mode not in ("independent", "differential"):
-            raise ValueError(f"mode: must be 'independent' or 'differential', got {self.mode!r}")
-        if not 0.0 < self.arm_speed <= 5.0:
-            raise ValueError(f"arm_speed: must be in (0, 5] rad/s, got {self.arm_speed}")
-        if not 0.0 <= self.advance_speed <= 1.0:
-            raise ValueError(f"advance_speed: must be in [0, 1] m/s, got {self.advance_speed}")
-        if not 0.0 <= self.track_ratio <= 5.0:
-            raise ValueError(f"track_ratio: must be in [0, 5], got {self.track_ratio}")
-        for name in ("motor_speed_rpm", "motor_torque_max", "i0", "i1", "i2", "pulley_radius", "stall_time"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)}")
-        if not 0.0 < self.stall_fraction < 1.0:
-            raise ValueError(f"stall_fraction: must be in (0, 1), got {self.stall_fraction}")
-        if not 0.0 <= self.flip_tolerance_deg <= 15.0:
-            raise ValueError(f"flip_tolerance_deg: must be in [0, 15], got {self.flip_tolerance_deg}")
-        for name in ("kp_arm", "ki_arm", "kp_drive", "ki_drive", "kp_motor", "ki_motor"):
-            if not 0.0 <= getattr(self, name) <= 1e5:
-                raise ValueError(f"{name}: must be in [0, 1e5], got {getattr(self, name)}")
-        if not isinstance(self.log_every, int) or not 1 <= self.log_every <= 1000:
-            raise ValueError(f"log_every: must be an integer in [1, 1000], got {self.log_every!r}")
+    mode: Literal["independent", "differential"] = choice(
+        "independent", doc="'independent': arm and track servoed apart; 'differential': the one motor")
+    arm_speed: float = num(0.5, gt=0, le=5, unit="rad/s", doc="θ̇ during flip and climb")
+    advance_speed: float = num(0.03, ge=0, le=1, unit="m/s", doc="track speed before the step and after it")
+    track_ratio: float = num(1.0, ge=0, le=5, doc="climb track speed = track_ratio · θ̇ r / i2 (1 = eq. 12)")
+    motor_speed_rpm: float = num(3600.0, gt=0, unit="rpm", doc="differential mode: the servo's target (and the limit)")
+    motor_torque_max: float = num(18.8e-3, gt=0, unit="N·m", doc="motor torque limit (Table 1)")
+    i0: float = num(144.0, gt=0, doc="gear ratio (Table 1)")
+    i1: float = num(5.0, gt=0, doc="gear ratio (Table 1)")
+    i2: float = num(3.0 / 8.0, gt=0, doc="planetary ratio (Table 1)")
+    pulley_radius: float = num(0.025, gt=0, unit="m", doc="r, as the robot's")
+    stall_fraction: float = num(0.3, gt=0, lt=1, doc="stalled below this fraction of the commanded speed…")
+    stall_time: float = num(0.15, gt=0, unit="s", doc="…for this long")
+    flip_tolerance_deg: float = num(1.0, ge=0, le=15, unit="degrees", doc="the flip ends at pitch 30° minus this")
+    kp_arm: float = num(20.0, ge=0, le=1e5, doc="arm speed loop, proportional")
+    ki_arm: float = num(400.0, ge=0, le=1e5, doc="arm speed loop, integral")
+    kp_drive: float = num(0.2, ge=0, le=1e5, doc="track speed loop, proportional")
+    ki_drive: float = num(5.0, ge=0, le=1e5, doc="track speed loop, integral")
+    kp_motor: float = num(3e-6, ge=0, le=1e5, doc="motor speed loop (differential), proportional")
+    ki_motor: float = num(2.5e-4, ge=0, le=1e5, doc="motor speed loop (differential), integral")
+    log_every: int = num(5, ge=1, le=1000, unit="steps", doc="log a step for the run metrics every n steps")
+    arm_stop: float = info(3.1, unit="rad", doc="the arm's travel per climb from the face the flip began on")
+    stop_after_climb: bool = info(False, doc="trials: end the run 1 s into drive-on (the outcome is decided)")
+    advance_limit: float = info(0.32, unit="m", doc="trials: …or once the body has advanced this far without a stall "
+                                                    "(from 0.16 m before the riser its rear pulley is then on the top)")
 
 
 class _PI:

@@ -38,6 +38,8 @@ from typing import Literal
 
 import numpy as np
 
+from ..fields import choice, info, num
+from ..forces.hydrodynamics import HydroCoefficients
 from ..state import ModelInfo, RobotState
 from .base import Controller
 
@@ -57,49 +59,24 @@ EQ39_BREAKPOINTS = (10.0, 20.0, 30.0, 40.0)
 
 
 @dataclass(frozen=True)
-class EelFLParams:
+class EelFLParams(HydroCoefficients):
     """Gait (eq. 34), γ schedule (eq. 39), PD gains (eq. 37) and — for the engine controller, which has
     no other way to know them — the hydrodynamic coefficients of the law it linearises (§4.2 numbers;
-    ``c_t2``/``c_n2`` default to ``c_t``/``c_n`` as in eq. 22).
+    ``c_t2``/``c_n2`` default to ``c_t``/``c_n`` as in eq. 22), declared once in
+    :class:`~lab.forces.hydrodynamics.HydroCoefficients` and so listed first.
     ``added_mass_folded``: the engine links' URDF mass and yaw inertia include u_n and λ1 (see
     lab/forces/hydrodynamics.py); the controller subtracts them to recover the dry m and J."""
 
-    alpha: float = 30.0 * DEG
-    omega: float = 120.0 * DEG
-    beta: float = 40.0 * DEG
-    gamma: float = 0.0
-    gamma_schedule: Literal["eq39", "constant"] = "eq39"
-    gamma_turn: float = 0.01
-    kp: float = 200.0
-    kd: float = 100.0
-    c_t: float = 0.2209
-    c_n: float = 9.3750
-    c_t2: float | None = None
-    c_n2: float | None = None
-    u_n: float = 0.5522
-    lambda1: float = 7.1905e-4
-    lambda2: float = 0.0015
-    lambda3: float = 7.1526e-5
-    added_mass_folded: bool = True
-    saturate: bool = True
-
-    def __post_init__(self):
-        if not 0.0 <= self.alpha <= math.pi / 2:
-            raise ValueError(f"alpha: must be in [0, pi/2] rad, got {self.alpha}")
-        if not 0.0 <= self.omega <= 50.0:
-            raise ValueError(f"omega: must be in [0, 50] rad/s, got {self.omega}")
-        if not -2 * math.pi <= self.beta <= 2 * math.pi:
-            raise ValueError(f"beta: must be in [-2pi, 2pi] rad, got {self.beta}")
-        for name in ("gamma", "gamma_turn"):
-            if not -0.5 <= getattr(self, name) <= 0.5:
-                raise ValueError(f"{name}: must be in [-0.5, 0.5] rad, got {getattr(self, name)}")
-        if not 0.0 < self.kp <= 1e5:
-            raise ValueError(f"kp: must be in (0, 1e5] 1/s², got {self.kp}")
-        if not 0.0 <= self.kd <= 1e4:
-            raise ValueError(f"kd: must be in [0, 1e4] 1/s, got {self.kd}")
-        for name in ("c_t", "c_n", "c_t2", "c_n2", "u_n", "lambda1", "lambda2", "lambda3"):
-            if getattr(self, name) is not None and not 0.0 <= getattr(self, name) <= 1e4:
-                raise ValueError(f"{name}: must be in [0, 1e4], got {getattr(self, name)}")
+    alpha: float = num(30.0 * DEG, ge=0, le=math.pi / 2, unit="rad", doc="amplitude α (eq. 34)")
+    omega: float = num(120.0 * DEG, ge=0, le=50, unit="rad/s", doc="frequency ω (eq. 34)")
+    beta: float = num(40.0 * DEG, ge=-2 * math.pi, le=2 * math.pi, unit="rad", doc="phase lag β (eq. 34)")
+    gamma: float = num(0.0, ge=-0.5, le=0.5, unit="rad", doc="constant offset γ")
+    gamma_schedule: Literal["eq39", "constant"] = choice("eq39", doc="'eq39': ∓gamma_turn on [10, 20) and [30, 40) s")
+    gamma_turn: float = num(0.01, ge=-0.5, le=0.5, unit="rad", doc="γ of eq. 39's turns")
+    kp: float = num(200.0, gt=0, le=1e5, unit="1/s²", doc="K_p (eq. 37)")
+    kd: float = num(100.0, ge=0, le=1e4, unit="1/s", doc="K_d (eq. 37)")
+    added_mass_folded: bool = info(True, doc="the links' URDF mass and inertia include u_n and λ1")
+    saturate: bool = info(True, doc="clip torques at the joints' effort limit")
 
     def gamma_at(self, t: float) -> float:
         if self.gamma_schedule == "eq39":

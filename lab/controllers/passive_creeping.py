@@ -9,37 +9,24 @@ import numpy as np
 
 from .. import kernels
 from ..state import ModelInfo, RobotState
+from ..fields import Validated, info, num
 from .base import Controller
 
 
 @dataclass(frozen=True)
-class PassiveCreepingParams:
+class PassiveCreepingParams(Validated):
     """Table 1 defaults: a = 10, k_d = 1, k_p = 1, x_d = 0.5 sin(2t + π/2), K = [0.10, 0.04, …]."""
 
-    E_ref: float = 1.0
-    phi_t: float = 0.0
-    a: float = 10.0
-    k_d: float = 1.0
-    k_p: float = 1.0
-    xd_amp: float = 0.5
-    xd_omega: float = 2.0
-    xd_phase: float = math.pi / 2
-    K_head: float = 0.10
-    K_body: float = 0.04
-
-    def __post_init__(self):
-        if not 0.0 <= self.E_ref <= 100.0:
-            raise ValueError(f"E_ref: must be in [0, 100] J, got {self.E_ref}")
-        if not -10.0 <= self.phi_t <= 10.0:
-            raise ValueError(f"phi_t: must be in [-10, 10], got {self.phi_t}")
-        for name in ("a", "k_d", "k_p", "K_head", "K_body"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 1e4:
-                raise ValueError(f"{name}: must be in [0, 1e4], got {v}")
-        if not 0.0 <= self.xd_amp <= math.pi:
-            raise ValueError(f"xd_amp: must be in [0, pi] rad, got {self.xd_amp}")
-        if not 0.0 <= self.xd_omega <= 100.0:
-            raise ValueError(f"xd_omega: must be in [0, 100] rad/s, got {self.xd_omega}")
+    E_ref: float = num(1.0, ge=0, le=100, unit="J", doc="reference kinetic energy")
+    phi_t: float = num(0.0, ge=-10, le=10, doc="turning offset added to the head's reference (eq. 14)")
+    a: float = num(10.0, ge=0, le=1e4, doc="head gain a (eq. 14)")
+    k_d: float = num(1.0, ge=0, le=1e4, doc="head rate gain (eq. 14)")
+    k_p: float = num(1.0, ge=0, le=1e4, doc="head angle gain (eq. 14)")
+    xd_amp: float = num(0.5, ge=0, le=math.pi, unit="rad", doc="amplitude of the head reference x_d")
+    xd_omega: float = num(2.0, ge=0, le=100, unit="rad/s", doc="frequency of x_d")
+    xd_phase: float = info(math.pi / 2, unit="rad", doc="phase of x_d")
+    K_head: float = num(0.10, ge=0, le=1e4, doc="energy-integral gain of the head (eq. 14)")
+    K_body: float = num(0.04, ge=0, le=1e4, doc="coupling gain of the body joints (eq. 15)")
 
 
 class PassiveCreeping(Controller):

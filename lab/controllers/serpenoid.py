@@ -9,36 +9,23 @@ import numpy as np
 
 from .. import kernels
 from ..state import ModelInfo, RobotState
+from ..fields import Validated, num
 from .base import Controller
 
 
 @dataclass(frozen=True)
-class SerpenoidParams:
+class SerpenoidParams(Validated):
     """x_i = α sin(ωt + iβ) + γ, i counted from the tail joint as the papers do (x⁴ tail … xⁿ head),
     so β > 0 makes the head lead and the wave run head → tail: forward locomotion.
     Defaults: α = 0.5 rad and ω = 2 rad/s as the passive-creeping head reference of Table 1;
     β = 2π/9 puts one full wave on the 9 joints of the 10-module snake."""
 
-    alpha: float = 0.5
-    omega: float = 2.0
-    beta: float = 2 * math.pi / 9
-    gamma: float = 0.0
-    kp: float = 2.0
-    kd: float = 0.1
-
-    def __post_init__(self):
-        if not 0.0 <= self.alpha <= math.pi:
-            raise ValueError(f"alpha: must be in [0, pi] rad, got {self.alpha}")
-        if not 0.0 <= self.omega <= 100.0:
-            raise ValueError(f"omega: must be in [0, 100] rad/s, got {self.omega}")
-        if not -2 * math.pi <= self.beta <= 2 * math.pi:
-            raise ValueError(f"beta: must be in [-2pi, 2pi] rad, got {self.beta}")
-        if not -1.0 <= self.gamma <= 1.0:
-            raise ValueError(f"gamma: must be in [-1, 1] rad, got {self.gamma}")
-        if not 0.0 < self.kp <= 1e4:
-            raise ValueError(f"kp: must be in (0, 1e4] N·m/rad, got {self.kp}")
-        if not 0.0 <= self.kd <= 1e3:
-            raise ValueError(f"kd: must be in [0, 1e3] N·m·s/rad, got {self.kd}")
+    alpha: float = num(0.5, ge=0, le=math.pi, unit="rad", doc="amplitude α")
+    omega: float = num(2.0, ge=0, le=100, unit="rad/s", doc="temporal frequency ω")
+    beta: float = num(2 * math.pi / 9, ge=-2 * math.pi, le=2 * math.pi, unit="rad", doc="phase lag β between joints")
+    gamma: float = num(0.0, ge=-1, le=1, unit="rad", doc="offset γ (turning)")
+    kp: float = num(2.0, gt=0, le=1e4, unit="N·m/rad", doc="PD angle gain")
+    kd: float = num(0.1, ge=0, le=1e3, unit="N·m·s/rad", doc="PD rate gain")
 
 
 class Serpenoid(Controller):

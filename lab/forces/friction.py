@@ -19,6 +19,7 @@ from typing import Literal
 import numpy as np
 
 from .. import kernels
+from ..fields import Validated, choice, info, num
 from ..state import RobotState
 
 
@@ -36,7 +37,7 @@ def _ground_frame(state: RobotState) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class AnisotropicCoulomb:
+class AnisotropicCoulomb(Validated):
     """Coulomb friction with different coefficients along and across each module.
 
     Wang 2011, eq. 4: f_i = [−μ_t m_i g sgn(v_t), −μ_n m_i g sgn(v_n)], generalised to a forward
@@ -48,25 +49,14 @@ class AnisotropicCoulomb:
     exempt when ``head_exempt`` (the paper's head has no passive wheel).
     """
 
-    mu_t: float = 0.03
-    mu_n: float = 0.3
-    mu_forward: float | None = None
-    mu_backward: float | None = None
-    normal_load: Literal["weight", "contact"] = "weight"
-    slip_tol: float = 0.01
-    head_exempt: bool = True
-
-    def __post_init__(self):
-        for name in ("mu_t", "mu_n"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 5.0:
-                raise ValueError(f"{name}: must be in [0, 5], got {v}")
-        for name in ("mu_forward", "mu_backward"):
-            v = getattr(self, name)
-            if v is not None and not 0.0 <= v <= 5.0:
-                raise ValueError(f"{name}: must be in [0, 5], got {v}")
-        if not 1e-5 <= self.slip_tol <= 1.0:
-            raise ValueError(f"slip_tol: must be in [1e-5, 1] m/s, got {self.slip_tol}")
+    mu_t: float = num(0.03, ge=0, le=5, doc="tangential Coulomb coefficient (both ways unless set below)")
+    mu_n: float = num(0.3, ge=0, le=5, doc="normal (lateral) Coulomb coefficient")
+    mu_forward: float | None = num(None, ge=0, le=5, doc="tangential, moving towards the head (default mu_t)")
+    mu_backward: float | None = num(None, ge=0, le=5, doc="tangential, moving towards the tail (default mu_t)")
+    normal_load: Literal["weight", "contact"] = choice(
+        "weight", doc="'weight': m g (the paper); 'contact': the engine's contact normal force")
+    slip_tol: float = num(0.01, ge=1e-5, le=1, unit="m/s", doc="slip speed of the tanh regularisation")
+    head_exempt: bool = info(True, doc="no friction on the head module (the paper's head has no wheel)")
 
     @property
     def mu_fwd(self) -> float:
@@ -95,18 +85,12 @@ class AnisotropicCoulomb:
 
 
 @dataclass(frozen=True)
-class ViscousFriction:
+class ViscousFriction(Validated):
     """Viscous ground friction f_i = [−c_t v_t, −c_n v_n] per link (N·s/m), same frames as above."""
 
-    c_t: float = 0.5
-    c_n: float = 3.0
-    head_exempt: bool = False
-
-    def __post_init__(self):
-        for name in ("c_t", "c_n"):
-            v = getattr(self, name)
-            if not 0.0 <= v <= 1000.0:
-                raise ValueError(f"{name}: must be in [0, 1000] N·s/m, got {v}")
+    c_t: float = num(0.5, ge=0, le=1000, unit="N·s/m", doc="along the link")
+    c_n: float = num(3.0, ge=0, le=1000, unit="N·s/m", doc="across the link")
+    head_exempt: bool = info(False, doc="no friction on the head module")
 
     needs_contact_forces = False
 

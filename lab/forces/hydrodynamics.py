@@ -46,43 +46,25 @@ from typing import Literal
 
 import numpy as np
 
+from ..fields import Validated, choice, info, num, vector
 from ..state import RobotState
 from . import register_force
 from .base import Wrench
 
 
-@register_force("hydrodynamics")
 @dataclass(frozen=True)
-class Hydrodynamics:
-    """Morison-type hydrodynamics of Zhang 2018 §3.1 with the §4.2 numbers as defaults (see
-    lab/models/eel_params.py for where the paper's formulas disagree with its numbers).
+class HydroCoefficients(Validated):
+    """The law's coefficients, Zhang 2018 §4.2's numbers as defaults: declared once for the law and for
+    the eel controller that linearises it (:class:`~lab.controllers.eel_fl.EelFLParams`)."""
 
-    ``c_t2``/``c_n2`` (quadratic drag) default to ``c_t``/``c_n`` as in eq. 22. ``current`` is (V_x, V_y)
-    in m/s, world frame. ``buoyancy``: balance each link's weight. ``added_mass``: "folded" (the robot
-    spec carries u_n and λ1; see the module docstring), "lagged" or "none".
-    """
-
-    c_t: float = 0.2209
-    c_n: float = 9.3750
-    c_t2: float | None = None
-    c_n2: float | None = None
-    u_n: float = 0.5522
-    lambda1: float = 7.1905e-4
-    lambda2: float = 0.0015
-    lambda3: float = 7.1526e-5
-    current: tuple[float, float] = (0.0, 0.0)
-    added_mass: Literal["folded", "lagged", "none"] = "folded"
-    buoyancy: bool = True
-
-    def __post_init__(self):
-        for name in ("c_t", "c_n", "c_t2", "c_n2", "u_n", "lambda1", "lambda2", "lambda3"):
-            v = getattr(self, name)
-            if v is not None and not 0.0 <= v <= 1e4:
-                raise ValueError(f"{name}: must be in [0, 1e4], got {v}")
-        if len(self.current) != 2 or not all(abs(c) <= 10.0 for c in self.current):
-            raise ValueError(f"current: must be [V_x, V_y] with |V| ≤ 10 m/s, got {list(self.current)}")
-        if self.added_mass not in ("folded", "lagged", "none"):
-            raise ValueError(f"added_mass: must be 'folded', 'lagged' or 'none', got {self.added_mass!r}")
+    c_t: float = num(0.2209, ge=0, le=1e4, unit="N·s/m", doc="linear drag along the link")
+    c_n: float = num(9.3750, ge=0, le=1e4, unit="N·s/m", doc="linear drag across the link")
+    c_t2: float | None = num(None, ge=0, le=1e4, unit="N·s²/m²", doc="quadratic drag along (default c_t)")
+    c_n2: float | None = num(None, ge=0, le=1e4, unit="N·s²/m²", doc="quadratic drag across (default c_n)")
+    u_n: float = num(0.5522, ge=0, le=1e4, unit="kg", doc="normal added mass")
+    lambda1: float = num(7.1905e-4, ge=0, le=1e4, unit="kg·m²", doc="added yaw inertia λ1")
+    lambda2: float = num(0.0015, ge=0, le=1e4, unit="N·m·s", doc="linear fluid torque λ2")
+    lambda3: float = num(7.1526e-5, ge=0, le=1e4, unit="N·m·s²", doc="quadratic fluid torque λ3")
 
     @property
     def ct2(self) -> float:
@@ -91,6 +73,24 @@ class Hydrodynamics:
     @property
     def cn2(self) -> float:
         return self.c_n if self.c_n2 is None else self.c_n2
+
+
+@register_force("hydrodynamics")
+@dataclass(frozen=True)
+class Hydrodynamics(HydroCoefficients):
+    """Morison-type hydrodynamics of Zhang 2018 §3.1 with the §4.2 numbers as defaults (see
+    lab/models/eel_params.py for where the paper's formulas disagree with its numbers).
+
+    ``c_t2``/``c_n2`` (quadratic drag) default to ``c_t``/``c_n`` as in eq. 22. ``current`` is (V_x, V_y)
+    in m/s, world frame. ``buoyancy``: balance each link's weight. ``added_mass``: "folded" (the robot
+    spec carries u_n and λ1; see the module docstring), "lagged" or "none".
+    """
+
+    current: tuple[float, float] = vector((0.0, 0.0), length=2, ge=-10, le=10, unit="m/s", names="[V_x, V_y]",
+                                          doc="uniform current, world frame")
+    added_mass: Literal["folded", "lagged", "none"] = choice(
+        "folded", doc="'folded': the robot's links carry u_n and λ1; 'lagged': explicit forces; 'none'")
+    buoyancy: bool = info(True, doc="balance each link's weight")
 
     needs_contact_forces = False
 
@@ -205,4 +205,4 @@ class Hydrodynamics:
         return Wrench(F, T)
 
 
-__all__ = ["Hydrodynamics"]
+__all__ = ["HydroCoefficients", "Hydrodynamics"]

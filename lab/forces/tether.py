@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import Validated, info, num
 from ..state import RobotState
 from . import register_force
 from .base import Wrench
@@ -13,7 +14,7 @@ from .base import Wrench
 
 @register_force("tether")
 @dataclass(frozen=True)
-class SpringTether:
+class SpringTether(Validated):
     """Tension-only spring-damper from the tail's rear end to the COM of body ``body``.
 
     A rope, not a rigid link: it pulls when stretched beyond ``length`` and goes slack when the snake
@@ -24,20 +25,15 @@ class SpringTether:
     The force on the tail acts at its rear end: at the COM plus the moment r × F.
     """
 
-    body: str = "payload"
-    length: float = 0.15
-    k: float = 400.0
-    c: float = 5.0
+    body: str = info("payload", doc="the body the rope pulls: the scenario's [payload]")
+    length: float = num(0.15, gt=0, le=10, unit="m", doc="rest length")
+    k: float = num(400.0, gt=0, le=1e6, unit="N/m", doc="stiffness")
+    c: float = num(5.0, ge=0, le=1e4, unit="N·s/m", doc="damping")
 
     def __post_init__(self):
+        super().__post_init__()
         if not self.body:
             raise ValueError("body: must name a body (the scenario's [payload] is called 'payload')")
-        if not 0.0 < self.length <= 10.0:
-            raise ValueError(f"length: must be in (0, 10] m, got {self.length}")
-        if not 0.0 < self.k <= 1e6:
-            raise ValueError(f"k: must be in (0, 1e6] N/m, got {self.k}")
-        if not 0.0 <= self.c <= 1e4:
-            raise ValueError(f"c: must be in [0, 1e4] N·s/m, got {self.c}")
 
     def anchor_W(self, state: RobotState) -> np.ndarray:
         """The tail's rear end (the tail is link 0; its x axis points to the head)."""

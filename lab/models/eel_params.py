@@ -57,6 +57,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..fields import Validated, count, num, vector
+
 # Paper §4.2, verbatim.
 PAPER = dict(n=9, l=0.0626, R=0.0375, C_M=1.0, C_f=0.03, C_D=2.0, C_a=1.0, lambda1=7.1905e-4, lambda2=0.0015,
              lambda3=7.1526e-5, c_n=9.3750, c_t=0.2209, u_n=0.5522, u_t=0.0, K_p=200.0, K_d=100.0)
@@ -108,7 +110,7 @@ def discrepancy_rows() -> list[tuple[str, str, float, float, str, float]]:
 
 
 @dataclass(frozen=True)
-class EelParams:
+class EelParams(Validated):
     """Physical parameters of the n-link eel (Zhang 2018 §4.2; SI units; ``l`` is half a link).
 
     ``m`` (kg) defaults to neutral buoyancy ρπR²·2l, ``J`` (kg·m²) to Table 1's m l²/3.
@@ -120,29 +122,25 @@ class EelParams:
     To switch a term off (diagnostics), ``replace`` its coefficient by 0.
     """
 
-    n: int = PAPER["n"]
-    l: float = PAPER["l"]
-    R: float = PAPER["R"]
-    rho: float = RHO_WATER
-    m: float = float("nan")
-    J: float = float("nan")
-    c_t: float = PAPER["c_t"]
-    c_n: float = PAPER["c_n"]
-    c_t2: float = float("nan")
-    c_n2: float = float("nan")
-    u_n: float = PAPER["u_n"]
-    lambda1: float = PAPER["lambda1"]
-    lambda2: float = PAPER["lambda2"]
-    lambda3: float = PAPER["lambda3"]
-    current: tuple[float, float] = (0.0, 0.0)
+    n: int = count(PAPER["n"], 2, 100, doc="links")
+    l: float = num(PAPER["l"], gt=0, unit="m", doc="half a link's length")
+    R: float = num(PAPER["R"], gt=0, unit="m", doc="link radius")
+    rho: float = num(RHO_WATER, gt=0, unit="kg/m³", doc="density of the water")
+    m: float = num(float("nan"), gt=0, unit="kg", doc="link mass (default ρπR²·2l)")
+    J: float = num(float("nan"), gt=0, unit="kg·m²", doc="link yaw inertia (default m l²/3)")
+    c_t: float = num(PAPER["c_t"], ge=0, unit="N·s/m", doc="linear drag along the link")
+    c_n: float = num(PAPER["c_n"], ge=0, unit="N·s/m", doc="linear drag across the link")
+    c_t2: float = num(float("nan"), ge=0, unit="N·s²/m²", doc="quadratic drag along (default c_t)")
+    c_n2: float = num(float("nan"), ge=0, unit="N·s²/m²", doc="quadratic drag across (default c_n)")
+    u_n: float = num(PAPER["u_n"], ge=0, unit="kg", doc="normal added mass")
+    lambda1: float = num(PAPER["lambda1"], ge=0, unit="kg·m²", doc="added yaw inertia λ1")
+    lambda2: float = num(PAPER["lambda2"], ge=0, unit="N·m·s", doc="linear fluid torque λ2")
+    lambda3: float = num(PAPER["lambda3"], ge=0, unit="N·m·s²", doc="quadratic fluid torque λ3")
+    current: tuple[float, float] = vector((0.0, 0.0), length=2, names="[V_x, V_y]", unit="m/s", doc="uniform current")
     source: str = field(default="paper", compare=False)
 
     def __post_init__(self):
-        if not (isinstance(self.n, int) and 2 <= self.n <= 100):
-            raise ValueError(f"n: must be an integer from 2 to 100, got {self.n!r}")
-        for name in ("l", "R", "rho"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)}")
+        super().__post_init__()
         if math.isnan(self.m):
             object.__setattr__(self, "m", self.rho * math.pi * self.R**2 * 2 * self.l)
         if math.isnan(self.J):
@@ -151,14 +149,6 @@ class EelParams:
             object.__setattr__(self, "c_t2", self.c_t)
         if math.isnan(self.c_n2):
             object.__setattr__(self, "c_n2", self.c_n)
-        for name in ("m", "J"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)}")
-        for name in ("c_t", "c_n", "c_t2", "c_n2", "u_n", "lambda1", "lambda2", "lambda3"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name}: must be >= 0, got {getattr(self, name)}")
-        if len(self.current) != 2:
-            raise ValueError(f"current: must be [V_x, V_y] in m/s, got {self.current!r}")
         object.__setattr__(self, "current", tuple(float(c) for c in self.current))
 
     @classmethod

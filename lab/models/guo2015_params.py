@@ -59,13 +59,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..fields import Validated, count, info, num, vector
+
 # Table 1 (and §5.3 for the reference), verbatim.
 PAPER = dict(n=9, m=0.5, l=0.04, k_p=1.0, k_d=10.0, ref_vx=-0.1, ref_amp=0.2, ref_period=24.0,
              q0=(0.0, 0.0, 0.0, 0.1, -0.2, 0.1, 0.0, 0.0, 0.0, 0.0, 0.0))
 
 
 @dataclass(frozen=True)
-class Guo2015Params:
+class Guo2015Params(Validated):
     """The n-module passive-wheel snake and its head-tracking task (Guo 2015, Table 1; SI units).
 
     ``l`` is **half** a module's length; ``J`` (kg·m², module yaw inertia about its centre) defaults to
@@ -75,48 +77,32 @@ class Guo2015Params:
     ``u_max`` (N·m) optionally saturates every joint torque of the PFL law; None (the paper) = no limit.
     """
 
-    n: int = PAPER["n"]
-    m: float = PAPER["m"]
-    l: float = PAPER["l"]
-    J: float = float("nan")
-    k_p: float = PAPER["k_p"]
-    k_d: float = PAPER["k_d"]
-    ref_vx: float = PAPER["ref_vx"]
-    ref_amp: float = PAPER["ref_amp"]
-    ref_period: float = PAPER["ref_period"]
-    xy0: tuple[float, float] = (0.0, 0.0)
-    theta0: float = 0.0
+    n: int = count(PAPER["n"], 2, 10_000, doc="modules, numbered from the head")
+    m: float = num(PAPER["m"], gt=0, unit="kg", doc="module mass")
+    l: float = num(PAPER["l"], gt=0, unit="m", doc="half a module's length")
+    J: float = num(float("nan"), gt=0, unit="kg·m²", doc="module yaw inertia (default m l²)")
+    k_p: float = num(PAPER["k_p"], ge=0, doc="PFL position gain")
+    k_d: float = num(PAPER["k_d"], ge=0, doc="PFL rate gain")
+    ref_vx: float = info(PAPER["ref_vx"], unit="m/s", doc="reference speed along x")
+    ref_amp: float = info(PAPER["ref_amp"], unit="m", doc="reference amplitude in y")
+    ref_period: float = num(PAPER["ref_period"], gt=0, unit="s", doc="reference period in y")
+    xy0: tuple[float, float] = vector((0.0, 0.0), length=2, unit="m", doc="initial head point")
+    theta0: float = info(0.0, unit="rad", doc="initial head-module angle")
     phi0: tuple[float, ...] = (0.1, -0.2, 0.1)
-    v0: tuple[float, float] = (0.0, 0.0)
-    u_max: float | None = None
+    v0: tuple[float, float] = vector((0.0, 0.0), length=2, doc="initial pseudo-velocity")
+    u_max: float | None = num(None, gt=0, unit="N·m", doc="joint torque saturation (None: none, the paper)")
     source: str = field(default="paper", compare=False)
 
     def __post_init__(self):
-        if not (isinstance(self.n, int) and 2 <= self.n <= 10_000):
-            raise ValueError(f"n: must be an integer from 2 to 10000, got {self.n!r}")
-        for name in ("m", "l"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)}")
+        super().__post_init__()
         if math.isnan(self.J):
             object.__setattr__(self, "J", self.m * self.l**2)
-        if not self.J > 0:
-            raise ValueError(f"J: must be > 0, got {self.J}")
-        for name in ("k_p", "k_d"):
-            if not getattr(self, name) >= 0:
-                raise ValueError(f"{name}: must be >= 0, got {getattr(self, name)}")
-        if not self.ref_period > 0:
-            raise ValueError(f"ref_period: must be > 0, got {self.ref_period}")
         phi = tuple(float(p) for p in self.phi0)
         if len(phi) > self.n - 1:
             raise ValueError(f"phi0: at most n − 1 = {self.n - 1} joint angles, got {len(phi)}")
         object.__setattr__(self, "phi0", phi + (0.0,) * (self.n - 1 - len(phi)))
         for name in ("xy0", "v0"):
-            val = getattr(self, name)
-            if len(val) != 2:
-                raise ValueError(f"{name}: must be a pair of numbers, got {val!r}")
-            object.__setattr__(self, name, (float(val[0]), float(val[1])))
-        if self.u_max is not None and not self.u_max > 0:
-            raise ValueError(f"u_max: must be > 0 or None, got {self.u_max}")
+            object.__setattr__(self, name, tuple(float(x) for x in getattr(self, name)))
 
     @property
     def sqrt_nm(self) -> float:

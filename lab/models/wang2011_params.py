@@ -72,6 +72,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..fields import Validated, count, num
+
 # Table D1, verbatim (n′ = n − 2 real modules).
 TABLE_D1 = dict(n_modules=5, L=0.08, m=0.5, I=0.016, alpha=0.4, omega=1.0, beta=0.5 * math.pi, gamma=0.0,
                 mu_t=0.01, mu_n=0.5)
@@ -98,13 +100,8 @@ INERTIA_CHECK = _inertia_check()
 """The yaw inertia of Table D1 against the module's geometry (values in kg·m² and m)."""
 
 
-def _check(cond: bool, field_name: str, what: str) -> None:
-    if not cond:
-        raise ValueError(f"{field_name}: {what}")
-
-
 @dataclass(frozen=True)
-class Wang2011Params:
+class Wang2011Params(Validated):
     """Physical, gait and friction parameters (Wang 2011, Table D1; SI units).
 
     ``L`` is the full module length (joint to joint), ``I`` the yaw inertia of a module about its
@@ -117,36 +114,20 @@ class Wang2011Params:
     1e-3 values; :mod:`lab.models.wang2011_study`), the manipulation torques are the same at any v_s.
     """
 
-    n_modules: int = TABLE_D1["n_modules"]
-    L: float = TABLE_D1["L"]
-    m: float = TABLE_D1["m"]
-    I: float = TABLE_D1["I"]
-    alpha: float = TABLE_D1["alpha"]
-    omega: float = TABLE_D1["omega"]
-    beta: float = TABLE_D1["beta"]
-    gamma: float = TABLE_D1["gamma"]
-    mu_t: float = TABLE_D1["mu_t"]
-    mu_n: float = TABLE_D1["mu_n"]
-    g: float = G
-    v_s: float = 1e-3
+    n_modules: int = count(TABLE_D1["n_modules"], 2, 50, doc="modules")
+    L: float = num(TABLE_D1["L"], gt=0, unit="m", doc="module length, joint to joint")
+    m: float = num(TABLE_D1["m"], gt=0, unit="kg", doc="module mass")
+    I: float = num(TABLE_D1["I"], gt=0, unit="kg·m²", doc="module yaw inertia about its COM")
+    alpha: float = num(TABLE_D1["alpha"], ge=0, le=math.pi, unit="rad", doc="gait amplitude α")
+    omega: float = num(TABLE_D1["omega"], ge=0, le=100, unit="rad/s", doc="gait frequency ω")
+    beta: float = num(TABLE_D1["beta"], ge=-2 * math.pi, le=2 * math.pi, unit="rad", doc="gait phase lag β")
+    gamma: float = num(TABLE_D1["gamma"], ge=-1, le=1, unit="rad", doc="gait offset γ")
+    mu_t: float = num(TABLE_D1["mu_t"], ge=0, le=5, doc="tangential Coulomb coefficient")
+    mu_n: float = num(TABLE_D1["mu_n"], ge=0, le=5, doc="normal Coulomb coefficient")
+    g: float = num(G, ge=0, le=100, unit="m/s²", doc="gravity")
+    v_s: float = num(1e-3, ge=1e-9, le=1, unit="m/s", doc="slip speed of the sign's regularisation")
     head_exempt: bool = False
     source: str = field(default="paper", compare=False)
-
-    def __post_init__(self):
-        _check(isinstance(self.n_modules, int) and 2 <= self.n_modules <= 50, "n_modules",
-               f"must be an integer from 2 to 50, got {self.n_modules!r}")
-        for name in ("L", "m", "I"):
-            v = getattr(self, name)
-            _check(v > 0.0 and math.isfinite(v), name, f"must be > 0, got {v}")
-        _check(0.0 <= self.alpha <= math.pi, "alpha", f"must be in [0, pi] rad, got {self.alpha}")
-        _check(0.0 <= self.omega <= 100.0, "omega", f"must be in [0, 100] rad/s, got {self.omega}")
-        _check(abs(self.beta) <= 2 * math.pi, "beta", f"must be in [-2pi, 2pi] rad, got {self.beta}")
-        _check(abs(self.gamma) <= 1.0, "gamma", f"must be in [-1, 1] rad, got {self.gamma}")
-        for name in ("mu_t", "mu_n"):
-            v = getattr(self, name)
-            _check(0.0 <= v <= 5.0, name, f"must be in [0, 5], got {v}")
-        _check(0.0 <= self.g <= 100.0, "g", f"must be in [0, 100] m/s², got {self.g}")
-        _check(1e-9 <= self.v_s <= 1.0, "v_s", f"must be in [1e-9, 1] m/s, got {self.v_s}")
 
     # ------------------------------------------------------------------ sizes
     @property

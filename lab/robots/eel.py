@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .snake import _check
+from ..fields import Validated, count, num
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @dataclass(frozen=True)
-class EelSpec:
+class EelSpec(Validated):
     """``n_links`` cylinders of half-length ``half_length`` (l) and radius ``radius`` (R).
 
     Mass is neutral buoyancy, m = ρ π R² · 2l (Zhang 2018, §4.2): with the defaults 0.5531 kg,
@@ -26,30 +26,22 @@ class EelSpec:
     the link's own mass is unstable). The scenario checks the two sides agree.
     """
 
-    n_links: int = 9
-    half_length: float = 0.0626
-    radius: float = 0.0375
-    density: float = 1000.0
-    joint_limit: float = 1.5708
-    effort: float = 20.0
-    max_joint_speed: float = 20.0
-    added_mass: float = 0.0
-    added_yaw_inertia: float = 0.0
+    n_links: int = count(9, 2, 100, doc="links, tail first")
+    half_length: float = num(0.0626, ge=0.005, le=1, unit="m", doc="l, half a link's length")
+    radius: float = num(0.0375, ge=0.001, le=2, unit="m", doc="R, at most 2·half_length")
+    density: float = num(1000.0, ge=100, le=20000, unit="kg/m³", doc="ρ: mass = ρπR²·2l")
+    joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range")
+    effort: float = num(20.0, gt=0, le=1000, unit="N·m", doc="joint torque limit")
+    max_joint_speed: float = num(20.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
+    added_mass: float = num(0.0, ge=0, unit="kg", doc="water's added mass folded into each link, at most 10·mass")
+    added_yaw_inertia: float = num(0.0, ge=0, le=1, unit="kg·m²", doc="added yaw inertia folded into each link")
 
     def __post_init__(self):
-        _check(isinstance(self.n_links, int) and 2 <= self.n_links <= 100, "n_links",
-               f"must be an integer from 2 to 100, got {self.n_links!r}")
-        _check(0.005 <= self.half_length <= 1.0, "half_length", f"must be in [0.005, 1] m, got {self.half_length}")
-        _check(0.001 <= self.radius <= 2 * self.half_length, "radius",
-               f"must be in [0.001 m, 2·half_length], got {self.radius}")
-        _check(100.0 <= self.density <= 20000.0, "density", f"must be in [100, 20000] kg/m³, got {self.density}")
-        _check(0.0 < self.joint_limit <= math.pi, "joint_limit", f"must be in (0, pi] rad, got {self.joint_limit}")
-        _check(0.0 < self.effort <= 1000.0, "effort", f"must be in (0, 1000] N·m, got {self.effort}")
-        _check(0.0 < self.max_joint_speed <= 1000.0, "max_joint_speed", f"must be in (0, 1000] rad/s, got {self.max_joint_speed}")
-        _check(0.0 <= self.added_mass <= 10.0 * self.mass, "added_mass",
-               f"must be in [0, 10·mass = {10.0 * self.mass:.4g}] kg, got {self.added_mass}")
-        _check(0.0 <= self.added_yaw_inertia <= 1.0, "added_yaw_inertia",
-               f"must be in [0, 1] kg·m², got {self.added_yaw_inertia}")
+        super().__post_init__()
+        if self.radius > 2 * self.half_length:
+            raise ValueError(f"radius: must be in [0.001 m, 2·half_length], got {self.radius}")
+        if self.added_mass > 10.0 * self.mass:
+            raise ValueError(f"added_mass: must be in [0, 10·mass = {10.0 * self.mass:.4g}] kg, got {self.added_mass}")
 
     @property
     def mass(self) -> float:

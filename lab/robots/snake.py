@@ -5,16 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from ..fields import Validated, count, num
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
-def _check(cond: bool, field: str, what: str) -> None:
-    if not cond:
-        raise ValueError(f"{field}: {what}")
-
-
 @dataclass(frozen=True)
-class SnakeSpec:
+class SnakeSpec(Validated):
     """A planar chain of ``n_modules`` cylinders with yaw joints (Wang 2011, Fig 2, Table 1).
 
     Defaults are Table 1: 10 modules of 0.08 m and 0.5 kg. The radius 7.5 mm is chosen so that the
@@ -22,24 +18,18 @@ class SnakeSpec:
     the inertia is computed from that geometry, never typed. Link 0 is the tail, the last link the head.
     """
 
-    n_modules: int = 10
-    module_length: float = 0.08
-    radius: float = 0.0075
-    mass: float = 0.5
-    joint_limit: float = 1.5708
-    effort: float = 1.5
-    max_joint_speed: float = 10.0
+    n_modules: int = count(10, 2, 100, doc="modules (links), tail first")
+    module_length: float = num(0.08, ge=0.005, le=2, unit="m", doc="joint to joint")
+    radius: float = num(0.0075, ge=0.001, le=2, unit="m", doc="cylinder radius, at most module_length")
+    mass: float = num(0.5, ge=0.001, le=100, unit="kg", doc="per module")
+    joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range")
+    effort: float = num(1.5, gt=0, le=1000, unit="N·m", doc="joint torque limit")
+    max_joint_speed: float = num(10.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
 
     def __post_init__(self):
-        _check(isinstance(self.n_modules, int) and 2 <= self.n_modules <= 100, "n_modules",
-               f"must be an integer from 2 to 100, got {self.n_modules!r}")
-        _check(0.005 <= self.module_length <= 2.0, "module_length", f"must be in [0.005, 2] m, got {self.module_length}")
-        _check(0.001 <= self.radius <= self.module_length, "radius",
-               f"must be in [0.001 m, module_length], got {self.radius}")
-        _check(0.001 <= self.mass <= 100.0, "mass", f"must be in [0.001, 100] kg, got {self.mass}")
-        _check(0.0 < self.joint_limit <= math.pi, "joint_limit", f"must be in (0, pi] rad, got {self.joint_limit}")
-        _check(0.0 < self.effort <= 1000.0, "effort", f"must be in (0, 1000] N·m, got {self.effort}")
-        _check(0.0 < self.max_joint_speed <= 1000.0, "max_joint_speed", f"must be in (0, 1000] rad/s, got {self.max_joint_speed}")
+        super().__post_init__()
+        if self.radius > self.module_length:
+            raise ValueError(f"radius: must be in [0.001 m, module_length], got {self.radius}")
 
     @property
     def n_links(self) -> int:

@@ -33,14 +33,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..fields import Validated, count, num, vector
 from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
-
-
-def _check(cond: bool, field: str, what: str) -> None:
-    if not cond:
-        raise ValueError(f"{field}: {what}")
 
 
 @functools.lru_cache(maxsize=64)
@@ -86,56 +82,43 @@ def _box(mass: float, size) -> MassProps:
 
 
 @dataclass(frozen=True)
-class TrackedSpec:
+class TrackedSpec(Validated):
     """Table 1 of Hu 2013 plus what the paper leaves open (marked).
 
     body_mass 5 kg is the whole body (frame + rollers); arm_mass 1.2 kg is beam + guide wheel.
     """
 
-    track_side: float = 0.22  # l, pulley-centre distance
-    pulley_radius: float = 0.025  # r
-    width: float = 0.20  # track width (not in the paper)
-    body_mass: float = 5.0
-    arm_length: float = 0.30  # l_a, pivot → guide-wheel centre
-    arm_mass: float = 1.2
-    arm_section: tuple[float, float] = (0.012, 0.03)  # beam width (y) and height (not in the paper)
-    guide_radius: float = 0.03  # r_d
-    guide_width: float = 0.012  # steel disc thickness (not in the paper) → 0.27 kg of the arm
-    rollers_per_side: int = 18  # spacing l/18 = 12.2 mm ≤ r/2 (ripple 0.75 mm)
-    roller_mass: float = 0.003
-    track_friction: float = 0.8  # rubber track on concrete/wood (engine Coulomb μ; not in the paper)
-    guide_friction: float = 0.5  # steel wheel (lateral grip; it rolls freely along its plane)
-    drive_inertia: float = 2e-4  # the drive link about its axis (kg·m²): carries the belt's inertia
+    track_side: float = num(0.22, ge=0.05, le=1, unit="m", doc="l, pulley-centre distance")
+    pulley_radius: float = num(0.025, ge=0.005, lt=0.5, unit="m", doc="r, less than track_side/2")
+    width: float = num(0.20, ge=0.02, le=1, unit="m", doc="track width (not in the paper)")
+    body_mass: float = num(5.0, ge=0.1, le=200, unit="kg", doc="the whole body, frame and rollers")
+    arm_length: float = num(0.30, ge=0.05, le=1, unit="m", doc="l_a, pivot to guide-wheel centre")
+    arm_mass: float = num(1.2, ge=0.05, le=50, unit="kg", doc="beam and guide wheel")
+    arm_section: tuple[float, float] = vector((0.012, 0.03), length=2, ge=0.002, le=0.2, unit="m", noun="sizes",
+                                           doc="beam width (y) and height (not in the paper)")
+    guide_radius: float = num(0.03, ge=0.005, le=0.2, unit="m", doc="r_d")
+    guide_width: float = num(0.012, ge=0.002, le=0.1, unit="m",
+                             doc="steel disc thickness (not in the paper): 0.27 kg of the arm")
+    rollers_per_side: int = count(18, 2, 200, doc="spacing l/18 = 12.2 mm ≤ r/2 (ripple 0.75 mm)")
+    roller_mass: float = num(0.003, ge=1e-4, le=1, unit="kg", doc="each; all together at most half the body")
+    track_friction: float = num(0.8, ge=0, le=3, doc="engine Coulomb μ, rubber on concrete/wood (not in the paper)")
+    guide_friction: float = num(0.5, ge=0, le=3, doc="steel wheel (lateral grip; it rolls freely along its plane)")
+    drive_inertia: float = num(2e-4, ge=1e-7, le=10, unit="kg·m²", doc="drive link about its axis: the belt's inertia")
     # motor and gearing, Table 1
-    motor_torque_max: float = 18.8e-3
-    motor_speed_rpm: float = 3600.0
-    i0: float = 144.0
-    i1: float = 5.0
-    i2: float = 3.0 / 8.0
+    motor_torque_max: float = num(18.8e-3, gt=0, unit="N·m", doc="motor torque limit (Table 1)")
+    motor_speed_rpm: float = num(3600.0, gt=0, unit="rpm", doc="rated motor speed (Table 1)")
+    i0: float = num(144.0, gt=0, doc="gear ratio (Table 1)")
+    i1: float = num(5.0, gt=0, doc="gear ratio (Table 1)")
+    i2: float = num(3.0 / 8.0, gt=0, doc="planetary ratio (Table 1)")
 
     def __post_init__(self):
-        _check(0.05 <= self.track_side <= 1.0, "track_side", f"must be in [0.05, 1] m, got {self.track_side}")
-        _check(0.005 <= self.pulley_radius < self.track_side / 2, "pulley_radius",
-               f"must be in [0.005 m, track_side/2), got {self.pulley_radius}")
-        _check(0.02 <= self.width <= 1.0, "width", f"must be in [0.02, 1] m, got {self.width}")
-        _check(0.1 <= self.body_mass <= 200.0, "body_mass", f"must be in [0.1, 200] kg, got {self.body_mass}")
-        _check(0.05 <= self.arm_length <= 1.0, "arm_length", f"must be in [0.05, 1] m, got {self.arm_length}")
-        _check(0.05 <= self.arm_mass <= 50.0, "arm_mass", f"must be in [0.05, 50] kg, got {self.arm_mass}")
-        _check(len(self.arm_section) == 2 and all(0.002 <= x <= 0.2 for x in self.arm_section), "arm_section",
-               f"must be two sizes in [0.002, 0.2] m, got {list(self.arm_section)}")
-        _check(0.005 <= self.guide_radius <= 0.2, "guide_radius", f"must be in [0.005, 0.2] m, got {self.guide_radius}")
-        _check(0.002 <= self.guide_width <= 0.1, "guide_width", f"must be in [0.002, 0.1] m, got {self.guide_width}")
-        _check(self.guide_mass < self.arm_mass, "guide_width", "the steel guide wheel alone outweighs the arm")
-        _check(isinstance(self.rollers_per_side, int) and 2 <= self.rollers_per_side <= 200, "rollers_per_side",
-               f"must be an integer in [2, 200], got {self.rollers_per_side!r}")
-        _check(1e-4 <= self.roller_mass <= 1.0, "roller_mass", f"must be in [1e-4, 1] kg, got {self.roller_mass}")
-        _check(self.n_rollers * self.roller_mass < 0.5 * self.body_mass, "roller_mass",
-               "the rollers may carry at most half the body's mass")
-        _check(0.0 <= self.track_friction <= 3.0, "track_friction", f"must be in [0, 3], got {self.track_friction}")
-        _check(0.0 <= self.guide_friction <= 3.0, "guide_friction", f"must be in [0, 3], got {self.guide_friction}")
-        _check(1e-7 <= self.drive_inertia <= 10.0, "drive_inertia", f"must be in [1e-7, 10] kg·m², got {self.drive_inertia}")
-        for name in ("motor_torque_max", "motor_speed_rpm", "i0", "i1", "i2"):
-            _check(getattr(self, name) > 0, name, f"must be > 0, got {getattr(self, name)}")
+        super().__post_init__()
+        if self.pulley_radius >= self.track_side / 2:
+            raise ValueError(f"pulley_radius: must be in [0.005 m, track_side/2), got {self.pulley_radius}")
+        if self.guide_mass >= self.arm_mass:
+            raise ValueError("guide_width: the steel guide wheel alone outweighs the arm")
+        if self.n_rollers * self.roller_mass >= 0.5 * self.body_mass:
+            raise ValueError("roller_mass: the rollers may carry at most half the body's mass")
 
     # ---- derived ------------------------------------------------------------------------
     @property
