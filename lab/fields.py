@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 KEY = "lab.fields"  # the dataclasses.field metadata key
+NUMBERS = ("number", "integer", "count")  # the kinds that hold one number
 _WORDS = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
 
 
@@ -126,17 +127,18 @@ class Decl:
         if self.kind == "count":
             return f"an integer from {fmt(self.ge)} to {fmt(self.le)}{unit}"
         if self.kind == "vector":
-            words = f"{_WORDS.get(self.length, self.length)} {self.noun}" + (f" {self.names}" if self.names else "")
+            many = "a list of" if self.length is None else _WORDS.get(self.length, self.length)
+            words = f"{many} {self.noun}" + (f" {self.names}" if self.names else "")
             return words + (f" {rng}{unit}" if rng else f" in {self.unit}" if self.unit else "")
         if self.kind == "choice":
             return "one of " + ", ".join(repr(c) for c in self.choices)
         return f"{rng}{unit}" if rng else ""
 
-    def expected(self) -> str:
+    def expected(self, finite: bool = False) -> str:
         """The type and range a value must have (for type errors): ``a number in [0, 5]`` …"""
         if self.kind == "count":
             return self.allowed()
-        what = "an integer" if self.integer else "a number"
+        what = "an integer" if self.integer else "a finite number" if finite else "a number"
         return f"{what} {self.allowed()}".rstrip()
 
     # ---- the check ----------------------------------------------------------------------------
@@ -154,7 +156,7 @@ class Decl:
             ok = (not isinstance(v, str) and hasattr(v, "__len__") and (self.length is None or len(v) == self.length)
                   and all(isinstance(x, numbers.Real) and math.isfinite(x) and self._in_range(x) for x in v))
             return None if ok else f"must be {self.allowed()}, got {got(v)}"
-        if self.kind not in ("number", "integer", "count"):
+        if self.kind not in NUMBERS:
             return None
         if self.derived and isinstance(v, float) and math.isnan(v):
             return None
@@ -163,7 +165,7 @@ class Decl:
         if isinstance(v, bool) or not isinstance(v, numbers.Real):
             return f"must be {self.expected()}, got {got(v)}"
         if not math.isfinite(v):
-            return f"must be {('a finite number ' + self.allowed()).rstrip()}, got {got(v)}"
+            return f"must be {self.expected(finite=True)}, got {got(v)}"
         return None if self._in_range(v) else f"must be {self.allowed()}, got {got(v)}"
 
     def schema(self) -> dict:
@@ -180,7 +182,7 @@ class Decl:
                 s.update(minItems=self.length, maxItems=self.length)
         elif self.kind == "choice":
             s.update(type="string", enum=list(self.choices))
-        elif self.kind in ("number", "integer", "count"):
+        elif self.kind in NUMBERS:
             s.update(type="integer" if self.integer else "number", **bounds)
         elif self.kind == "bool":
             s["type"] = "boolean"
@@ -283,4 +285,4 @@ class Validated:
         check(self)
 
 
-__all__ = ["Decl", "check", "choice", "count", "declarations", "fmt", "info", "num", "Validated", "vector"]
+__all__ = ["NUMBERS", "Decl", "Validated", "check", "choice", "count", "declarations", "fmt", "got", "info", "num", "vector"]

@@ -21,7 +21,7 @@ import tomli_w
 
 from .controllers import CONTROLLERS
 from .errors import LabError
-from .fields import Validated, declarations, num, vector
+from .fields import NUMBERS, Decl, Validated, declarations, num, vector
 from .arenas import ARENAS
 from .forces import FORCES, FRICTION
 from .robots import ROBOTS
@@ -146,18 +146,22 @@ def _type_name(tp) -> str:
     return {float: "a number", int: "an integer", bool: "true or false", str: "a string"}.get(tp, str(tp))
 
 
-def _coerce(value, tp, where: str, expected: str = ""):
-    """``value`` as type ``tp``; ``expected`` (from the field's declaration, e.g. "a number in [0, 5]")
-    words a type error."""
+def _coerce(value, tp, where: str, decl: Decl | None = None):
+    """``value`` as type ``tp``; a number's type error says its declared range too ("must be a number in
+    [0, 5], got 'abc'")."""
+
+    def want(plain: str, finite: bool = False) -> str:
+        return decl.expected(finite) if decl is not None and decl.kind in NUMBERS else plain
+
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         for a in args:
             try:
-                return _coerce(value, a, where, expected)
+                return _coerce(value, a, where, decl)
             except LabError:
                 pass
-        raise LabError(where, f"must be {expected or _type_name(tp)}, got {value!r}")
+        raise LabError(where, f"must be {want(_type_name(tp))}, got {value!r}")
     if origin is Literal:
         if value not in typing.get_args(tp):
             raise LabError(where, f"must be {_type_name(tp)}, got {value!r}")
@@ -170,14 +174,13 @@ def _coerce(value, tp, where: str, expected: str = ""):
         return tuple(float(x) for x in value)
     if tp is float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise LabError(where, f"must be {expected or 'a number'}, got {value!r}")
+            raise LabError(where, f"must be {want('a number')}, got {value!r}")
         if not math.isfinite(value):
-            raise LabError(where, f"must be {expected.replace('a number', 'a finite number') or 'a finite number'}, "
-                                  f"got {value!r}")
+            raise LabError(where, f"must be {want('a finite number', finite=True)}, got {value!r}")
         return float(value)
     if tp is int:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise LabError(where, f"must be {expected or 'an integer'}, got {value!r}")
+            raise LabError(where, f"must be {want('an integer')}, got {value!r}")
         return value
     if tp is bool:
         if not isinstance(value, bool):
@@ -201,8 +204,7 @@ def build(cls, data, where: str):
     for key in data:
         if key not in decls:
             raise LabError(f"{where}.{key}", f"unknown key; allowed: {', '.join(decls)}")
-    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}", decls[k].expected() if decls[k].kind in NUMBERS else "")
-              for k, v in data.items()}
+    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}", decls[k]) for k, v in data.items()}
     try:
         return cls(**kwargs)
     except ValueError as exc:
@@ -210,9 +212,6 @@ def build(cls, data, where: str):
         if field_name in decls:
             raise LabError(f"{where}.{field_name}", what) from None
         raise LabError(where, str(exc)) from None
-
-
-NUMBERS = ("number", "integer", "count")
 
 
 def _typed_section(data: dict, key: str, registry: dict, default_type: str | None, where: str):
