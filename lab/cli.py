@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-EXTRA_COMMANDS = (("sweep", "lab.trials.sweep"), ("report", "lab.report"))
+EXTRA_COMMANDS = (("sweep", "lab.trials.sweep"), ("report", "lab.report"), ("show", "lab.schema"))
 
 
 def _extra_commands():
