@@ -14,9 +14,10 @@ Settings, and why:
   scenario loader enforces it); 2 ms changes the radii by < 0.5 % against 1 ms (measured) and keeps
   the six runs at ~15 s of wall time on one core.
 
-Measured (40 s, dt = 2 ms): φ_t = −0.2, −0.1, −0.05 → R = 1.11, 2.20, 4.37 m clockwise (right);
-+0.05, +0.1, +0.2 → 4.49, 2.23, 1.11 m counter-clockwise (left); R·|φ_t| = 0.222 m·rad with CV 0.9 %,
-log-log slope of R against |φ_t| −1.001. With 60 s at 1 ms (fit over 30–60 s): ±0.05 → 4.38/4.37 m,
+Measured (40 s, dt = 2 ms): φ_t = −0.2, −0.1, −0.05 → R = 1.10, 2.20, 4.36 m clockwise (right);
++0.05, +0.1, +0.2 → 4.48, 2.22, 1.10 m counter-clockwise (left); R·|φ_t| = 0.221 m·rad with CV 0.9 %,
+log-log slope of R against |φ_t| −1.001. With 60 s at 1 ms (fit over 30–60 s; measured before the
+link frames were read current, which moved the 40 s radii by < 0.5 %): ±0.05 → 4.38/4.37 m,
 ±0.1 → 2.19 m, ±0.2 → 1.09 m, +0.4 → 0.55 m, φ_t = 0 → straight (fitted R = 550 m, 1° swept).
 So φ_t > 0 turns left in our convention and the paper's law R ∝ 1/|φ_t| holds in the engine.
 """

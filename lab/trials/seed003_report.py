@@ -252,8 +252,8 @@ def seed003(ctx) -> SectionResult:
         "",
         "**Findings.** The two models are the same physics written twice (our derivation reproduces eqs. 20–33 "
         "once their typos are corrected — listed in the models' docstrings), and agree to the integrator's "
-        "tolerance. The engine agrees with the exact model to first order in dt (heading 0.03°, 0.06°, 0.13° RMS "
-        "and CM 0.19 %, 0.37 %, 0.74 % of the distance at 1, 2, 4 ms). Run term by term, the added mass "
+        "tolerance. The engine agrees with the exact model to first order in dt (heading 0.027°, 0.054°, 0.11° RMS "
+        "and CM 0.18 %, 0.35 %, 0.70 % of the distance at 1, 2, 4 ms). Run term by term, the added mass "
         "differs most (the lagged tangential correction); the drag terms agree to the floor set by the engine "
         "itself: a free chain driven only by its joint torques drifts at ≈ 0.33 mm/s per ms of step — Bullet's "
         "semi-implicit step does not conserve linear momentum exactly (first order in dt).",
