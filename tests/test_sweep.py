@@ -213,6 +213,20 @@ def _events(out: Path):
     return [tuple(lines[i + 1:i + 4]) for i in range(0, len(lines), 5)]
 
 
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _group_ps(pgid: int) -> str:
+    """The processes still in the sweep's process group, for a failure message."""
+    res = subprocess.run(["ps", "-eo", "pid,pgid,stat,etime,args"], capture_output=True, text=True)
+    return "\n".join(line for line in res.stdout.splitlines() if line.split()[1:2] == [str(pgid)])
+
+
 def test_interrupt_then_resume_runs_each_run_once(tmp_path, lab_cmd):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) mid-sweep: exit 130 with the
     finished rows kept; the same command again completes the rest and re-runs none of them.
@@ -234,24 +248,32 @@ values = [1e-6, 1000.0, 1001.0, 1002.0, 1003.0, 1004.0]
     out = tmp_path / "out"
     cmd = [*lab_cmd, "sweep", str(f), "--workers", "1", "--out", str(out)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+    # stderr to a file, not a pipe: a pipe would also wait for any process that inherited it
+    err_file = tmp_path / "sweep.err"
+    with open(err_file, "w") as err_fh:
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err_fh,
+                                start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while not any((out / "rows").glob("*.json")):
-            assert proc.poll() is None, proc.communicate()
+            assert proc.poll() is None, err_file.read_text()
             assert time.monotonic() < deadline, "the first run did not finish within 120 s"
             time.sleep(0.02)
         os.killpg(proc.pid, signal.SIGINT)
         try:
-            _, err = proc.communicate(timeout=60)
+            proc.wait(timeout=120)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            pytest.fail("lab sweep did not exit within 60 s of SIGINT")
+            pytest.fail(f"lab sweep did not exit within 120 s of SIGINT\n{_group_ps(proc.pid)}\n{err_file.read_text()}")
+        deadline = time.monotonic() + 60  # and no worker goes on computing once the sweep has exited
+        while _group_alive(proc.pid):
+            assert time.monotonic() < deadline, f"processes outlived lab sweep by 60 s\n{_group_ps(proc.pid)}"
+            time.sleep(0.1)
     finally:
-        if proc.poll() is None:
+        if _group_alive(proc.pid):
             os.killpg(proc.pid, signal.SIGKILL)
+        if proc.poll() is None:
+            proc.wait()
+    err = err_file.read_text()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "distributed" not in err  # workers ignore SIGINT; dask stays quiet
     ids = [r["run_id"] for r in json.loads((out / "runs.json").read_text())]
