@@ -63,7 +63,7 @@ def main() -> None:
         t_n = step_cost(spec, a.steps, False)
         print(f"  {3 * nps:3d} rollers (spacing {spec.roller_spacing * 1e3:4.1f} mm, ripple {spec.ripple * 1e3:4.2f} mm): "
               f"{t_g * 1e3:7.3f} ms with gears, {t_n * 1e3:7.3f} ms without  (× {t_g / base:5.1f} the plain body)")
-    sc = scn.load("tracked_step_climb", ["arena.step_height=0.10", "controller.stop_after_climb=true",
+    sc = scn.load("tracked_step_climb", ["arena.step_height=0.10", "trial.stop_when_decided=true",
                                          "sim.duration=16"])
     t0 = time.perf_counter()
     r = run_scenario(sc)

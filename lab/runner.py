@@ -15,6 +15,7 @@ from .forces import as_wrench, total
 from .metrics import gait_metrics, run_metrics
 from .recorder import Recorder
 from .scenario import Scenario
+from .trials.base import CHECK_EVERY
 from .world import World, pace
 
 log = logging.getLogger(__name__)
@@ -48,12 +49,9 @@ class Simulation:
         rng = np.random.default_rng(sc.seed)
         heading = math.radians(sc.init.heading_deg)
         self.world.load_spec(spec, [*sc.init.position, spec.rest_height], heading)
-        if sc.payload is not None:
-            from .trials.drag import payload_position, payload_urdf
-
-            pid = self.world.add_body("payload", payload_urdf(sc.payload), payload_position(sc, spec), heading)
-            # the payload keeps real engine friction on the ground: it is not part of the robot model
-            self.world.client.changeDynamics(pid, -1, lateralFriction=sc.payload.friction, restitution=0.0)
+        self.trial = sc.trial  # what a trial adds (bodies, a stop condition, metrics): lab.trials.base
+        if self.trial is not None:
+            self.trial.setup(self)
         J = self.world.n_joints
         q0 = rng.uniform(-sc.init.joint_noise, sc.init.joint_noise, J) if sc.init.joint_noise > 0 else np.zeros(J)
         self.world.set_joint_angles(q0)
@@ -114,19 +112,12 @@ class Simulation:
             from tqdm import tqdm
 
             bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
-        controller, recorder = self.controller, self.recorder
-        course_done = None
-        if sc.course is not None:
-            from .trials.drag import heading_unit
-
-            u, com0 = heading_unit(sc), state.com_W[:2].copy()
-            course_done = lambda s: float((s.com_W[:2] - com0) @ u) >= sc.course.length  # noqa: E731
+        recorder = self.recorder
+        done = self.trial.stop_condition(self, state) if self.trial is not None else None
         try:
             for k in range(n_steps):
                 state, wrench = self.step(state)
-                if course_done is not None and k % 50 == 0 and course_done(state):
-                    break
-                if k % 50 == 0 and getattr(controller, "finished", False):  # the trial is decided (climb.*)
+                if done is not None and k % CHECK_EVERY == 0 and done(state):
                     break
                 if bar is not None and k % 500 == 0:
                     bar.update(min(500, n_steps - bar.n))
@@ -163,13 +154,8 @@ class Simulation:
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
         metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy)))
         metrics.update(gait_metrics(series, sc))
-        if sc.course is not None:
-            from .trials.drag import drag_metrics
-
-            metrics.update(drag_metrics(series, sc))
-        hook = getattr(self.controller, "run_metrics", None)  # a controller's own trial metrics (climb.*)
-        if hook is not None:
-            metrics.update(hook(series, sc))
+        if self.trial is not None:
+            metrics.update(self.trial.metrics(self, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
 

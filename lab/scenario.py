@@ -25,6 +25,7 @@ from .fields import NUMBERS, Decl, Validated, declarations, num, vector
 from .arenas import ARENAS
 from .forces import FORCES, FRICTION
 from .robots import ROBOTS
+from .trials import TRIALS
 
 SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 
@@ -57,28 +58,6 @@ class InitConfig(Validated):
 
 
 @dataclass(frozen=True)
-class PayloadConfig(Validated):
-    """A box dragged by the robot (Wang 2011 §4.3's unknown load): placed ``distance`` behind the
-    tail, on the ground with engine friction ``friction`` (the ground's own coefficient is 1, Bullet
-    multiplies the two), unknown to the controller."""
-
-    mass: float = num(1.0, ge=0.001, le=1000, unit="kg", doc="the box's mass")
-    size: tuple[float, float, float] = vector((0.1, 0.08, 0.05), length=3, ge=0.005, le=5, unit="m",
-                                              noun="edge lengths", doc="the box's edges (x, y, z)")
-    friction: float = num(0.3, ge=0, le=5, doc="the box's engine friction coefficient")
-    distance: float = num(0.15, ge=0, le=10, unit="m", doc="gap between the tail and the box")
-
-
-@dataclass(frozen=True)
-class CourseConfig(Validated):
-    """A straight course along the initial heading: the run ends when the robot's COM has advanced
-    ``length`` (Wang 2011 §4.3: 60 cm in two 30 cm halves)."""
-
-    length: float = num(0.6, ge=0.01, le=1000, unit="m", doc="COM advance along the initial heading that ends the run")
-    halves: int = num(2, ge=1, le=100, doc="equal parts the course is timed in")
-
-
-@dataclass(frozen=True)
 class Scenario:
     name: str
     robot_type: str
@@ -94,8 +73,8 @@ class Scenario:
     arena_type: str = "ground"
     arena: Any = None
     forces: tuple = ()  # ((name, type, params), …) from [forces.<name>] tables
-    payload: PayloadConfig | None = None
-    course: CourseConfig | None = None
+    trial_type: str = ""  # "" = no trial; else a key of lab.trials.TRIALS
+    trial: Any = None  # the trial's parameters (and hooks), from the [trial] table
 
     def to_dict(self) -> dict:
         def plain(obj):
@@ -120,10 +99,8 @@ class Scenario:
             "friction": {"type": self.friction_type, **plain(self.friction)},
             "controller": {"type": self.controller_type, **plain(self.controller)},
         }
-        if self.payload is not None:
-            d["payload"] = plain(self.payload)
-        if self.course is not None:
-            d["course"] = plain(self.course)
+        if self.trial is not None:
+            d["trial"] = {"type": self.trial_type, **plain(self.trial)}
         if self.forces:
             d["forces"] = {name: {"type": kind, **plain(params)} for name, kind, params in self.forces}
         return d
@@ -230,13 +207,26 @@ def _typed_section(data: dict, key: str, registry: dict, default_type: str | Non
 
 
 TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces",
-            "payload", "course")
+            "trial")
+# Keys that moved: an old scenario file gets one error saying what to write instead.
+MOVED = {
+    "payload": '[payload] moved into [trial] (type = "drag_course"): write payload_mass, payload_size, '
+               "payload_friction, payload_distance there",
+    "course": '[course] moved into [trial] (type = "drag_course"): write length and halves there',
+    "controller.stop_after_climb": 'moved to [trial] (type = "step_climb"): write stop_when_decided there',
+    "controller.advance_limit": 'moved to [trial] (type = "step_climb"): write advance_limit there',
+}
 
 
 def from_dict(data: dict, where: str = "scenario") -> Scenario:
     for key in data:
+        if key in MOVED:
+            raise LabError(f"{where}:{key}", MOVED[key])
         if key not in TOP_KEYS:
             raise LabError(f"{where}:{key}", f"unknown key; allowed: {', '.join(TOP_KEYS)}")
+    for key in ("stop_after_climb", "advance_limit"):
+        if isinstance(data.get("controller"), dict) and key in data["controller"]:
+            raise LabError(f"{where}:controller.{key}", MOVED[f"controller.{key}"])
     name = data.get("name", "scenario")
     if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
         raise LabError(f"{where}:name", f"must be a string of letters, digits, '_' or '-', got {name!r}")
@@ -280,17 +270,25 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
                            f"at mu = {mu}: the explicit friction force needs dt < 2·slip_tol/(mu·g) = {dt_max:.4g} s")
     if sim.duration < sim.dt:
         raise LabError(f"{where}:sim.duration", f"must be at least one step (dt = {sim.dt} s), got {sim.duration}")
-    payload = build(PayloadConfig, data["payload"], f"{where}:payload") if "payload" in data else None
-    course = build(CourseConfig, data["course"], f"{where}:course") if "course" in data else None
+    trial_type, trial = "", None
+    if "trial" in data:
+        trial_type, trial = _typed_section(data, "trial", TRIALS, None, where)
+        try:
+            trial.validate_scenario(robot=robot, controller=controller, arena=arena, sim=sim)
+        except ValueError as exc:
+            field_name, _, what = str(exc).partition(": ")
+            raise LabError(f"{where}:trial.{field_name}", what) from None
+    bodies = trial.bodies if trial is not None else ()
     for fname, kind, params in forces:
         body = getattr(params, "body", None)
-        if body is not None and (body != "payload" or payload is None):
+        if body is not None and body not in bodies:
             raise LabError(f"{where}:forces.{fname}.body",
-                           f"names body {body!r}, but the scenario has no such body (a [payload] table is 'payload')")
+                           f"names body {body!r}, but the scenario has no such body (a [trial] adds them: "
+                           f"type = \"drag_course\" adds 'payload')")
     return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
                     friction_type=friction_type, friction=friction, controller_type=controller_type,
                     controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces),
-                    payload=payload, course=course)
+                    trial_type=trial_type, trial=trial)
 
 
 def parse_value(text: str):

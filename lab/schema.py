@@ -30,15 +30,17 @@ def typed_sections() -> dict[str, tuple[dict[str, type], str | None]]:
     from .controllers import CONTROLLERS
     from .forces import FORCES, FRICTION
     from .robots import ROBOTS
+    from .trials import TRIALS
 
     return {"arena": (dict(ARENAS), "ground"), "robot": (dict(ROBOTS), None), "friction": (dict(FRICTION), "coulomb"),
-            "controller": ({k: v[0] for k, v in CONTROLLERS.items()}, None), "forces": (dict(FORCES), None)}
+            "controller": ({k: v[0] for k, v in CONTROLLERS.items()}, None), "forces": (dict(FORCES), None),
+            "trial": (dict(TRIALS), None)}
 
 
 def _plain_sections():
-    from .scenario import CourseConfig, InitConfig, PayloadConfig, SimConfig
+    from .scenario import InitConfig, SimConfig
 
-    return {"sim": SimConfig, "init": InitConfig, "payload": PayloadConfig, "course": CourseConfig}
+    return {"sim": SimConfig, "init": InitConfig}
 
 
 def _summary(cls) -> str:
@@ -99,8 +101,7 @@ def scenario_schema() -> dict:
         "forces": {"description": "extra force laws, one [forces.<name>] table each, by type",
                    "type": "object", "propertyNames": {"not": {"const": "friction"}},
                    "additionalProperties": typed["forces"]},
-        "payload": {"$ref": "#/$defs/payload"},
-        "course": {"$ref": "#/$defs/course"},
+        "trial": typed["trial"],
     }
     assert tuple(sorted(props)) == tuple(sorted(TOP_KEYS)), "the schema's sections must be the loader's"
     return {
@@ -178,8 +179,8 @@ def show_text(sc) -> str:
                  ("robot", sc.robot_type, _rows(sc.robot)), ("friction", sc.friction_type, _rows(sc.friction)),
                  ("controller", sc.controller_type, _rows(sc.controller))]
     sections += [(f"forces.{name}", kind, _rows(params)) for name, kind, params in sc.forces]
-    sections += [(key, None, _rows(obj)) for key, obj in (("payload", sc.payload), ("course", sc.course))
-                 if obj is not None]
+    if sc.trial is not None:
+        sections.append(("trial", sc.trial_type, _rows(sc.trial)))
     head = ("field", "", "value", "default", "unit", "allowed", "")
     every = [head] + [r for _, _, rows in sections for r in rows]
     width = [max(len(r[i]) for r in every) for i in range(len(head) - 1)]

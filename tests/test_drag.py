@@ -45,7 +45,7 @@ def test_tether_is_slack_when_short_and_never_pushes():
 
 
 def test_drag_course_metrics_from_a_short_run():
-    sc = scn.load("snake_drag", ["course.length=0.04", "sim.duration=30", "payload.mass=0.2"])
+    sc = scn.load("snake_drag", ["trial.length=0.04", "sim.duration=30", "trial.payload_mass=0.2"])
     r = run_scenario(sc)
     m = r.metrics
     assert m["drag.completed"] is True

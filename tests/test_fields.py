@@ -31,6 +31,7 @@ from lab.models.eel_params import EelParams
 from lab.models.guo2015_params import Guo2015Params
 from lab.models.wang2011_params import Wang2011Params
 from lab.robots import ROBOTS
+from lab.trials import TRIALS
 from lab.schema import scenario_schema, schema_text, show_text
 
 UP, DOWN = math.inf, -math.inf
@@ -136,8 +137,8 @@ def registered() -> dict[str, type]:
     out.update({f"friction.{k}": v for k, v in FRICTION.items()})
     out.update({f"forces.{k}": v for k, v in FORCES.items()})
     out.update({f"arena.{k}": v for k, v in ARENAS.items()})
-    out.update({"sim": scn.SimConfig, "init": scn.InitConfig, "payload": scn.PayloadConfig,
-                "course": scn.CourseConfig, "Guo2015Params": Guo2015Params, "Wang2011Params": Wang2011Params,
+    out.update({f"trial.{k}": v for k, v in TRIALS.items()})
+    out.update({"sim": scn.SimConfig, "init": scn.InitConfig, "Guo2015Params": Guo2015Params, "Wang2011Params": Wang2011Params,
                 "EelParams": EelParams})
     return out
 
@@ -232,9 +233,9 @@ RECORDED = [
     ("tracked_step_climb", "controller.kp_arm=1e6", "controller.kp_arm: must be in [0, 1e5], got 1000000.0"),
     ("tracked_step_climb", "arena.slope_deg=90", "arena.slope_deg: must be in [-89, 89] degrees, got 90.0"),
     ("tracked_stairs", "arena.rise=0", "arena.rise: must be in (0, 1] m, got 0.0"),
-    ("snake_drag", "payload.size=[0.001,0.1,0.1]",
-     "payload.size: must be three edge lengths in [0.005, 5] m, got [0.001, 0.1, 0.1]"),
-    ("snake_drag", "course.length=-1", "course.length: must be in [0.01, 1000] m, got -1.0"),
+    ("snake_drag", "trial.payload_size=[0.001,0.1,0.1]",
+     "trial.payload_size: must be three edge lengths in [0.005, 5] m, got [0.001, 0.1, 0.1]"),
+    ("snake_drag", "trial.length=-1", "trial.length: must be in [0.01, 1000] m, got -1.0"),
     ("snake_drag", "forces.tether.k=0", "forces:tether.k: must be in (0, 1e6] N/m, got 0.0"),
 ]
 
@@ -265,14 +266,14 @@ def test_show_prints_every_field_with_value_default_unit_and_range(capsys):
     assert out == show_text(sc)
     lines = out.splitlines()
     for section in ("[sim]", "[init]", '[robot] type = "snake"', '[friction] type = "coulomb"',
-                    '[controller] type = "passive_creeping"', '[forces.tether] type = "tether"', "[payload]",
-                    "[course]"):
+                    '[controller] type = "passive_creeping"', '[forces.tether] type = "tether"',
+                    '[trial] type = "drag_course"'):
         assert section in lines
     row = next(ln for ln in lines if ln.split()[:1] == ["E_ref"]).split()
     assert row[:6] == ["E_ref", "*", "0.9", "1", "J", "[0,"]
     row = next(ln for ln in lines if ln.split()[:1] == ["slip_tol"]).split()
     assert row[:5] == ["slip_tol", "0.01", "0.01", "m/s", "[1e-5,"]
-    for obj in (sc.sim, sc.init, sc.robot, sc.friction, sc.controller, sc.payload, sc.course):
+    for obj in (sc.sim, sc.init, sc.robot, sc.friction, sc.controller, sc.trial):
         for f in dataclasses.fields(obj):
             assert any(ln.split()[:1] == [f.name] for ln in lines), f.name
 
@@ -329,7 +330,8 @@ def test_schema_refuses_what_the_loader_refuses(validator):
     base = tomllib.loads((ROOT / "scenarios" / "snake_drag.toml").read_text(encoding="utf-8"))
     for section, patch in (("friction", {"mu_t": 7}), ("friction", {"type": "viscous", "mu_t": 0.1}),
                            ("robot", {"type": "tracked", "n_modules": 3}), ("controller", {"type": "nope"}),
-                           ("sim", {"dtt": 0.001}), ("init", {"position": [1.0]}), ("payload", {"mass": 0})):
+                           ("sim", {"dtt": 0.001}), ("init", {"position": [1.0]}), ("trial", {"payload_mass": 0}),
+                           ("trial", {"type": "step_climb"})):
         data = {**base, section: {**base[section], **patch}}
         assert not validator.is_valid(data), (section, patch)
         with pytest.raises(Exception):

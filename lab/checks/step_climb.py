@@ -28,7 +28,7 @@ from . import Figure, check
 HEIGHTS = (0.05, 0.10, 0.15)
 HEIGHT_LADDER = (0.05, 0.10, 0.15, 0.17, 0.195)
 SETTINGS = {"controller.mode": "independent", "controller.arm_speed": 0.5, "robot.arm_length": 0.3,
-            "controller.stop_after_climb": True, "sim.duration": 14.0}
+            "trial.stop_when_decided": True, "sim.duration": 14.0}
 
 
 def engine_run(h: float, overrides=None):

@@ -26,7 +26,7 @@ Two drive modes:
         loads; the phases are only observed.
 
 The controller keeps a per-step log (phase, COM, torques, the support points from the contact
-snapshot) for :meth:`run_metrics`, which the runner merges into the run's metrics.
+snapshot) for the step-climb trial's ``climb.*`` metrics (lab.trials.step_climb).
 """
 
 from __future__ import annotations
@@ -82,9 +82,6 @@ class TrackedClimbParams(DriveLimits, Validated):
     ki_motor: float = num(2.5e-4, ge=0, le=1e5, doc="motor speed loop (differential), integral")
     log_every: int = num(5, ge=1, le=1000, unit="steps", doc="log a step for the run metrics every n steps")
     arm_stop: float = info(3.1, unit="rad", doc="the arm's travel per climb from the face the flip began on")
-    stop_after_climb: bool = info(False, doc="trials: end the run 1 s into drive-on (the outcome is decided)")
-    advance_limit: float = info(0.32, unit="m", doc="trials: …or once the body has advanced this far without a stall "
-                                                    "(from 0.16 m before the riser its rear pulley is then on the top)")
 
 
 class _PI:
@@ -369,27 +366,9 @@ class TrackedClimb(Controller):
             text += f"   support margin d = {100 * support_margin(A, B, C, com):+.1f} cm"
         return lines, text
 
-    @property
-    def finished(self) -> bool:
-        """With ``stop_after_climb``: 1 s after the climb first handed over to drive-on (on the step,
-        or tumbled back in front of it), when the body advanced ``advance_limit`` without a stall, or
-        when the arm has sat at its end stop for 2 s with the COM neither advancing nor over the edge."""
-        if not self.params.stop_after_climb:
-            return False
-        if self.phase == 0 and self.advanced > self.params.advance_limit:
-            return True  # drove over whatever was there without stalling (a step lower than r)
-        if self.phase in (1, 2) and self.t_at_stop > GIVE_UP_AT_STOP:
-            return True  # the arm has no travel left and the COM is still behind the edge: failed
-        return not math.isnan(self.t_first_drive_on) and self.t_now - self.t_first_drive_on > 1.0
-
     # -------------------------------------------------------------------- metrics
     def logged(self) -> dict[str, np.ndarray]:
         return {k: np.asarray(v, float) for k, v in self.log.items()}
-
-    def run_metrics(self, series: dict, scenario) -> dict:
-        from ..trials.step_climb import climb_metrics
-
-        return climb_metrics(self.logged(), scenario)
 
 
 __all__ = ["TrackedClimbParams", "TrackedClimb", "body_pitch"]

@@ -1,8 +1,13 @@
-"""Trials: many runs of one scenario (parameter sweeps on dask.distributed) and the report sections
-that the trials own.
+"""Trials: what a trial adds to a run (bodies, a stop condition, metrics), by type.
 
-- :mod:`lab.trials.sweep`   sweep files, their expansion into runs, and the ``lab sweep`` command
-- :mod:`lab.trials.execute` one run as a dask task, and the loop that collects finished runs
-- :mod:`lab.trials.table`   row files → ``results.parquet`` / ``results.csv``
-- :mod:`lab.trials.seed001_report` the Wang 2011 (seed 001) section of ``lab report``
+- :mod:`lab.trials.base`        the hook protocol and the registry (``[trial] type = "…"``)
+- :mod:`lab.trials.drag_course` the drag trial: a payload on a rope, a timed course (Wang 2011 §4.3)
+- :mod:`lab.trials.step_climb`  the tracked robot's climb: stop once decided, the ``climb.*`` metrics
+
+The runner knows no trial by name: it calls the hooks of whatever the scenario selected.
 """
+
+from .base import CHECK_EVERY, TRIALS, Trial, register_trial
+from . import drag_course, step_climb  # noqa: E402,F401  (registration)
+
+__all__ = ["CHECK_EVERY", "TRIALS", "Trial", "register_trial"]

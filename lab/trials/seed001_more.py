@@ -125,11 +125,11 @@ def drag_runs(quick: bool) -> list[tuple]:
         for mass in DRAG_MASSES:
             seeds = DRAG_SEEDS if mass == DRAG_MASS_DEFAULT else DRAG_SEEDS[:1]
             for seed in seeds:
-                o: dict = {"payload.mass": mass, "seed": seed}
+                o: dict = {"trial.payload_mass": mass, "seed": seed}
                 if ctrl is not None:
                     o["controller"] = dict(ctrl)
                 if quick:
-                    o["course.length"] = 0.01
+                    o["trial.length"] = 0.01
                     o["sim.duration"] = 3.0
                 runs.append((drag_name(gait, mass, seed), "snake_drag", o))
     return runs

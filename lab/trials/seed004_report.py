@@ -24,7 +24,7 @@ LA_FIG10 = (0.25, 0.30, 0.35, 0.40)
 PAPER_HMAX = {"theory min(l, l − r)": 0.195, "experiment (lab step)": 0.17, "real stair": 0.15}
 MU_STUDY = (1.0, 1.2, 1.6)  # track friction beyond the default 0.8: how much grip the rigid belt needs
 H_MU = (0.10, 0.15, 0.17, 0.19)
-BASE = {"controller.mode": "independent", "controller.stop_after_climb": True, "sim.duration": 16.0}
+BASE = {"controller.mode": "independent", "trial.stop_when_decided": True, "sim.duration": 16.0}
 
 
 def run_name(h: float, w: float, la: float) -> str:

@@ -1,4 +1,10 @@
-"""Step-climbing trials of the tracked robot (Hu 2013, seed 004): the ``climb.*`` metrics of one run.
+"""Step-climbing trials of the tracked robot (Hu 2013, seed 004): ``[trial] type = "step_climb"``.
+
+The trial stops a run once its outcome is decided (``stop_when_decided``: 1 s after the climb first
+handed over to drive-on — on the step, or tumbled back in front of it —, once the body has advanced
+``advance_limit`` without a stall, or once the arm has sat at its end stop for 2 s with the COM
+neither advancing nor over the edge), and computes the ``climb.*`` metrics of the run from the climb
+controller's log.
 
 Definitions (engine side; the screw model's counterparts in lab.models.tracked_climb):
     start        the first robot–step contact (a roller touching the step)
@@ -20,10 +26,51 @@ Definitions (engine side; the screw model's counterparts in lab.models.tracked_c
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from ..analysis.stability import support_margins
+from ..fields import info, num
+from .base import Trial, register_trial
+
+
+@register_trial("step_climb")
+@dataclass(frozen=True)
+class StepClimb(Trial):
+    """Needs the ``tracked_climb`` controller (its log and phases are what the trial reads)."""
+
+    stop_when_decided: bool = info(True, doc="end the run once the climb is decided (else run the full duration)")
+    advance_limit: float = num(0.32, gt=0, le=100, unit="m",
+                               doc="…or once the body has advanced this far without a stall (from 0.16 m before "
+                                   "the riser its rear pulley is then on the top)")
+
+    def validate_scenario(self, robot, controller, arena, sim) -> None:
+        from ..controllers.climbing import TrackedClimbParams
+
+        if not isinstance(controller, TrackedClimbParams):
+            raise ValueError('type: "step_climb" needs the "tracked_climb" controller (it reads its log)')
+        check_drive_constants(robot, controller)
+
+    def stop_condition(self, sim, state0):
+        if not self.stop_when_decided:
+            return None
+        ctrl, limit = sim.controller, self.advance_limit
+        return lambda s: decided(ctrl, limit)
+
+    def metrics(self, sim, series: dict) -> dict:
+        return climb_metrics(sim.controller.logged(), sim.scenario)
+
+
+def decided(ctrl, advance_limit: float) -> bool:
+    """Whether a :class:`~lab.controllers.climbing.TrackedClimb` run's outcome is decided."""
+    from ..controllers.climbing import GIVE_UP_AT_STOP
+
+    if ctrl.phase == 0 and ctrl.advanced > advance_limit:
+        return True  # drove over whatever was there without stalling (a step lower than r)
+    if ctrl.phase in (1, 2) and ctrl.t_at_stop > GIVE_UP_AT_STOP:
+        return True  # the arm has no travel left and the COM is still behind the edge: failed
+    return not math.isnan(ctrl.t_first_drive_on) and ctrl.t_now - ctrl.t_first_drive_on > 1.0
 
 
 def moving_average(x: np.ndarray, n: int) -> np.ndarray:
@@ -104,4 +151,4 @@ def check_drive_constants(spec, ctrl) -> None:
             raise ValueError(f"{name}: controller has {b}, robot has {a}; they must agree")
 
 
-__all__ = ["climb_metrics", "check_drive_constants", "moving_average"]
+__all__ = ["StepClimb", "climb_metrics", "check_drive_constants", "decided", "moving_average"]

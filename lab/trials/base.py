@@ -1,0 +1,62 @@
+"""What a trial adds to a run, as a hook the runner calls without knowing the trial by name.
+
+A scenario selects at most one trial with a ``[trial]`` table (``type = "drag_course"``, …). The
+trial's parameters are a frozen, validated dataclass registered with :func:`register_trial`, and that
+dataclass is also the hook (like a force law):
+
+``bodies``
+    names of the passive bodies the trial adds (force laws such as a tether may name them).
+``setup(sim)``
+    before the run: add those bodies to ``sim.world`` (after the robot is loaded).
+``stop_condition(sim, state0)``
+    at the start of the run: a predicate ``done(state) -> bool`` the runner evaluates every
+    :data:`CHECK_EVERY` steps (the course is run, the climb is decided), or None to run the full
+    duration.
+``metrics(sim, series)``
+    after the run: the trial's own metrics (``drag.*``, ``climb.*``) from the recorded series and
+    whatever the trial's controller logged.
+
+Runtime values a trial needs between hooks (the start COM) live in the closure ``stop_condition``
+returns, so the parameters stay immutable and the same scenario gives the same run.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+from ..fields import Validated
+
+CHECK_EVERY = 50  # steps between stop-condition evaluations (50 ms at 1 ms: a trial ends within that)
+
+TRIALS: dict[str, type] = {}
+
+
+def register_trial(name: str):
+    """Register a trial's parameter dataclass under ``[trial] type = name``."""
+
+    def deco(cls):
+        TRIALS[name] = cls
+        return cls
+
+    return deco
+
+
+class Trial(Validated):
+    """Default hooks: no bodies, no stop condition, no metrics."""
+
+    bodies: ClassVar[tuple[str, ...]] = ()
+
+    def setup(self, sim) -> None:
+        pass
+
+    def stop_condition(self, sim, state0) -> Callable | None:
+        return None
+
+    def metrics(self, sim, series: dict) -> dict:
+        return {}
+
+    def validate_scenario(self, robot, controller, arena, sim) -> None:
+        """Cross-section checks (``ValueError("field: …")``), e.g. a controller the trial needs."""
+
+
+__all__ = ["CHECK_EVERY", "TRIALS", "Trial", "register_trial"]
