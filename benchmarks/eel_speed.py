@@ -16,12 +16,12 @@ import time
 
 import numpy as np
 
-from lab.analysis.eel import model_params_from_scenario
+from lab.papers.zhang2018_eel.analysis import model_params_from_scenario
 from lab.controllers.eel_fl import EelFeedbackLinearization
 from lab.models.eel_exact import ExactModel
 from lab.models.eel_noninertial import NonInertialModel, exact_state_to_noninertial
 from lab.runner import Simulation
-from lab.trials import eel as trial
+from lab.papers.zhang2018_eel import study as trial
 
 
 def per_call(fn, *args, n: int = 2000) -> float:

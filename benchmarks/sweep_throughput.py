@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from lab import scenario as scn
-from lab.trials.execute import Executor, Task
+from lab.sweep.execute import Executor, Task
 
 
 def make_tasks(n: int, duration: float, out: Path) -> list[Task]:

@@ -72,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-EXTRA_COMMANDS = (("sweep", "lab.trials.sweep"), ("report", "lab.report"), ("show", "lab.schema"))
+EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.schema"))
 
 
 def _extra_commands():
@@ -186,11 +186,14 @@ def cmd_urdf(args) -> int:
 
 
 def cmd_list(args) -> int:
+    from .arenas import ARENAS
     from .checks import CHECKS
     from .controllers import CONTROLLERS
-    from .forces import FRICTION
+    from .forces import FORCES, FRICTION
+    from .papers import PAPERS
     from .robots import ROBOTS
     from .scenario import SCENARIO_DIR, list_scenarios, read_toml
+    from .trials import TRIALS
 
     print("scenarios:")
     for p in list_scenarios():
@@ -204,7 +207,11 @@ def cmd_list(args) -> int:
     print("robots:       " + ", ".join(ROBOTS))
     print("controllers:  " + ", ".join(CONTROLLERS))
     print("friction:     " + ", ".join(FRICTION))
+    print("force laws:   " + ", ".join(FORCES))
+    print("arenas:       " + ", ".join(ARENAS))
+    print("trials:       " + ", ".join(TRIALS))
     print("checks:       " + ", ".join(CHECKS))
+    print("papers:       " + ", ".join(PAPERS) + "   (lab/papers/<name>: report section, checks, studies)")
     return EXIT_OK
 
 

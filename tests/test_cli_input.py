@@ -345,12 +345,12 @@ def no_work(monkeypatch):
     import lab.checks
     import lab.report.core
     import lab.runner
-    import lab.trials.execute
+    import lab.sweep.execute
 
     def trap(*a, **k):
         raise WorkStarted("work started before the input was refused")
 
-    for mod, name in ((lab.runner, "run_scenario"), (lab.checks, "run_checks"), (lab.trials.execute, "run_sweep"),
+    for mod, name in ((lab.runner, "run_scenario"), (lab.checks, "run_checks"), (lab.sweep.execute, "run_sweep"),
                       (lab.report.core, "build_report")):
         monkeypatch.setattr(mod, name, trap)
 
@@ -425,7 +425,7 @@ def test_a_command_that_cannot_be_imported_says_why(monkeypatch, capsys):
     real = importlib.import_module
 
     def broken(name, *a, **k):
-        if name == "lab.trials.sweep":
+        if name == "lab.sweep.definition":
             raise ImportError("cannot import name 'x' from 'lab.somewhere'")
         return real(name, *a, **k)
 

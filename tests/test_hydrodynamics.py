@@ -244,8 +244,8 @@ def test_engine_controller_tracks_the_reference():
 
 @pytest.mark.parametrize("group", ["linear drag", "quadratic drag", "added mass (u_n, λ1)", "fluid torques (λ2, λ3)"])
 def test_term_overrides_give_consistent_scenarios(group):
-    from lab.analysis.eel import hydro_law, model_params_from_scenario
-    from lab.trials.eel import TERMS, term_overrides
+    from lab.papers.zhang2018_eel.analysis import hydro_law, model_params_from_scenario
+    from lab.papers.zhang2018_eel.study import TERMS, term_overrides
 
     sc = scn.load("eel_forward_turn", term_overrides(TERMS[group]))  # the loader's cross-checks pass
     P = model_params_from_scenario(sc)

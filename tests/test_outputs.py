@@ -434,12 +434,12 @@ def test_sweep_writes_provenance_marker_and_resumes_without_overwrite(tmp_path, 
     assert (out / "my_analysis.ipynb").read_text() == "{}"
     capsys.readouterr()
 
-    import lab.trials.table
+    import lab.sweep.table
 
     def full(*a, **k):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(out / ".results.csv.x.tmp"))
 
-    monkeypatch.setattr(lab.trials.table, "write_tables", full)
+    monkeypatch.setattr(lab.sweep.table, "write_tables", full)
     assert main(["-v", "sweep", str(f), "--workers", "1", "--out", str(out)]) == 2
     err = capsys.readouterr().err  # after the sweep's own progress line on stderr: one error line
     errors = [line for line in err.splitlines() if line.startswith("error: ")]

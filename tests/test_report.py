@@ -35,7 +35,7 @@ def test_quick_report_builds_seed001(quick_report):
     for word in ("pass", "warn", "info"):
         assert f'class="{word}"' in page
     # the runs behind the figures are kept
-    from lab.trials import seed001_more as more
+    from lab.papers.wang2011_creeping import studies as more
 
     n_runs = 3 + len(more.turn_runs(True)) + len(more.surface_runs(True)) + len(more.drag_runs(True))
     assert len([p for p in (out / "runs").iterdir() if (p / "metrics.json").is_file()]) == n_runs

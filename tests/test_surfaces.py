@@ -8,7 +8,7 @@ import pytest
 
 from lab import scenario as scn
 from lab.analysis.energy import OMEGA_PER_V_FOR_ETA2_025, eta2_interpretations, plot_energy_tracking
-from lab.trials.surfaces import COLUMNS, SURFACES, run_surfaces, table_markdown
+from lab.papers.wang2011_creeping.surfaces import COLUMNS, SURFACES, run_surfaces, table_markdown
 
 
 def test_surfaces_follow_the_papers_friction_order_and_are_stable():

@@ -15,8 +15,8 @@ import pytest
 
 from lab.cli import main
 from lab.errors import LabError
-from lab.trials.execute import Task, run_task
-from lab.trials.sweep import expand, load_sweep, parse_sweep
+from lab.sweep.execute import Task, run_task
+from lab.sweep.definition import expand, load_sweep, parse_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = 0.3  # simulated seconds per run in these tests

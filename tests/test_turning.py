@@ -85,7 +85,7 @@ def test_turning_metrics_uses_the_head_and_the_second_half():
 def test_law_figures_count_mismatches_and_cv():
     from lab.analysis.turning import CircleFit
     from lab.analysis.turning import fit_window
-    from lab.checks.turning_law import law_figures
+    from lab.papers.wang2011_creeping.turning import law_figures
 
     def fit(R, d):
         return CircleFit(0.0, 0.0, R, d, R, d * 1.0, 0.0, R)
@@ -104,7 +104,7 @@ def test_law_figures_count_mismatches_and_cv():
 
 def test_turning_law_short_engine_run():
     """20 s engine runs (≈ 4 s of wall time): φ_t > 0 turns left, φ_t < 0 right, R·|φ_t| about equal."""
-    from lab.checks.turning_law import SETTINGS, law_figures, run_turns
+    from lab.papers.wang2011_creeping.turning import SETTINGS, law_figures, run_turns
 
     turns = run_turns(phis=(-0.2, 0.1, 0.2), settings={**SETTINGS, "sim.duration": 20.0})
     mism, cv, p, notes = law_figures(turns)

@@ -1,4 +1,7 @@
-"""Engine-vs-analytic cross-checks: ``lab check [NAME...]``.
+"""Engine-vs-analytic cross-checks: ``lab check [NAME...]``: the registry and the runner.
+
+The engine's own checks against closed forms live here (:mod:`.friction_block`); each paper's checks
+live in its home under :mod:`lab.papers` and register themselves with :func:`check` on import.
 
 Each check is a function ``(overrides) -> dict[figure, Figure]`` registered with :func:`check`.
 Every figure carries its value, its tolerance (from :mod:`lab.tolerances`) and pass/fail.
@@ -85,7 +88,10 @@ def run_checks(names: list[str], overrides: list[str], out, command: list[str] |
     return all_ok, "\n".join(lines)
 
 
-# Registration: importing the modules registers their checks.
-from . import eel, energy_balance, friction_block, step_climb, turning_law  # noqa: E402,F401
+# Registration: the lab's own engine checks here, each paper's checks in its home (lab.papers).
+from . import friction_block  # noqa: E402,F401
+from ..papers import load_all as _load_papers  # noqa: E402
+
+_load_papers()
 
 __all__ = ["CHECKS", "Figure", "check", "run_checks", "json"]

@@ -1,6 +1,6 @@
 """``lab report``: a registry of sections, each reproducing one paper's figures and numbers.
 
-Register a section from the module that owns the feature::
+Register a section from the paper's home (``lab/papers/<paper>/report.py``)::
 
     from lab.report import Row, SectionResult, section
 
@@ -10,7 +10,8 @@ Register a section from the module that owns the feature::
         fig = ctx.save_figure(make_figure(runs["startup"]), "startup", caption="…")
         return SectionResult(body="…", figures=[fig], table=[Row("E mean", "0.9 J", "1.0 J", "pass")])
 
-and add the module to :data:`lab.report.core.SECTION_MODULES`.
+and import that module from the paper package's ``__init__`` (:mod:`lab.papers` imports every
+paper when a report is built). This package holds only the registry and the renderer.
 """
 
 from .cli import add_cli

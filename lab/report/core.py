@@ -3,13 +3,12 @@
 A section is a function registered with :func:`section`; it receives a :class:`Context` (output
 folder, ``run_many`` to run scenarios, ``save_figure``) and returns a :class:`SectionResult`: markdown
 text, figures and a table comparing lab values with the paper's. Sections live in the modules of the
-features they report on (e.g. :mod:`lab.trials.seed001_report`) and are listed in
-:data:`SECTION_MODULES`, imported only when a report is built.
+papers they report on (``lab/papers/<paper>/report.py``) and register themselves when
+:mod:`lab.papers` is imported, which happens only when a report is built or listed.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import re
 import time
@@ -21,7 +20,6 @@ from ..errors import LabError
 
 log = logging.getLogger(__name__)
 
-SECTION_MODULES = ("lab.trials.seed001_report", "lab.trials.seed003_report", "lab.trials.seed004_report")
 MARKS = ("pass", "warn", "fail", "info")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -87,8 +85,10 @@ def section(key: str, title: str, paper: str = ""):
 
 
 def load_sections() -> dict[str, Section]:
-    for mod in SECTION_MODULES:
-        importlib.import_module(mod)
+    """Every registered section: importing the papers' homes registers them."""
+    from ..papers import load_all
+
+    load_all()
     return SECTIONS
 
 
@@ -112,7 +112,7 @@ class Context:
         """``[(name, scenario_name, overrides)]`` → ``{name: RunResult}``. A run that crashes fails the
         section (a diverged run is returned: it is a result)."""
         from .. import scenario as scn
-        from ..trials.execute import Executor, Task, run_local
+        from ..sweep.execute import Executor, Task, run_local
 
         tasks, out = [], {}
         for name, scenario_name, overrides in runs:
@@ -181,7 +181,7 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
     from ..outputs import Output, prepare, writing
     from ..provenance import collect
     from ..results import write_json_atomic
-    from ..trials.execute import one_line
+    from ..sweep.execute import one_line
     from . import render
 
     started = time.time() if started is None else started

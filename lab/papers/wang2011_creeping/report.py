@@ -6,15 +6,15 @@
 (c) head paths for several turning parameters φ_t with fitted circles (Fig 8);
 (d) η2 on three surfaces for passive creeping and serpenoid (Table 2);
 (e) the drag trial, passive creeping against serpenoid, over payload mass (Figs 12–14);
-a table of the lab's numbers beside the paper's (lab/trials/seed001_more.py holds (c)–(e)).
+a table of the lab's numbers beside the paper's (studies.py beside it holds (c)–(e)).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.energy import ETA2_NOTE
-from ..report import Row, SectionResult, section
+from ...analysis.energy import ETA2_NOTE
+from ...report import Row, SectionResult, section
 
 SCENARIO = "snake_passive_creeping"
 # (E_ref [J], mu_n, mu_t): Fig 7's start-up case first, then two more of the paper's combinations.
@@ -53,7 +53,7 @@ def fig_startup(ctx, result):
     """Fig 5 counterpart: module paths with body snapshots, and joint angles against time."""
     import matplotlib.pyplot as plt
 
-    from ..analysis.plots import trajectories
+    from ...analysis.plots import trajectories
 
     s = result.series
     t, xy = s["t"], s["xy"]
@@ -78,7 +78,7 @@ def fig_energy(results: dict):
     """Fig 7 counterpart: E(t) per (E_ref, μ_n, μ_t), each with its E_ref dashed in the same colour."""
     import matplotlib.pyplot as plt
 
-    from ..analysis.energy import plot_energy_tracking
+    from ...analysis.energy import plot_energy_tracking
 
     fig, ax = plt.subplots(figsize=(9, 4.5))
     runs = [results[run_name(t)] for t in TRIPLES]
@@ -163,7 +163,7 @@ def balance_row(results: dict) -> Row:
 @section("seed001", title="Passive creeping: start-up and energy regulation",
          paper="Wang et al. 2011, energy-based passive creeping control, Acta Automatica Sinica (seed 001)")
 def seed001(ctx) -> SectionResult:
-    from . import seed001_more as more
+    from . import studies as more
 
     base = [(run_name(tr), SCENARIO, _overrides(tr, ctx.quick)) for tr in TRIPLES]
     extra = more.turn_runs(ctx.quick) + more.surface_runs(ctx.quick) + more.drag_runs(ctx.quick)

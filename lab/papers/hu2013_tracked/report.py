@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..report import Row, SectionResult, section
+from ...report import Row, SectionResult, section
 
 SCENARIO = "tracked_step_climb"
 H_FIG8 = (0.05, 0.10, 0.15)
@@ -47,7 +47,7 @@ def _ov(h, w, la, quick, mu=None):
 
 def engine_torque(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(t, motor torque at the shaft [eq. 11, 0.1 s average], phase-free mask of samples) of one run."""
-    from .step_climb import moving_average
+    from ...trials.step_climb import moving_average
 
     sc = result.scenario
     s = result.series
@@ -66,7 +66,7 @@ def _joint_names(sc) -> list[str]:
 
 
 def model_curve(sc):
-    from ..models.tracked_climb import climb
+    from ...models.tracked_climb import climb
 
     p = sc.robot.climb_params()
     h = sc.arena.step_height
@@ -109,7 +109,7 @@ def fig_torque(runs: dict, keys: list[tuple[str, str]], title: str, p_max: float
 def fig_peak_vs_height(runs: dict, la: float, w: float, heights):
     import matplotlib.pyplot as plt
 
-    from ..models.tracked_climb import ClimbParams, climb
+    from ...models.tracked_climb import ClimbParams, climb
 
     p = ClimbParams(arm_length=la)
     fig, ax = plt.subplots(figsize=(8, 4.2))
@@ -174,7 +174,7 @@ def ladder_max(ok: dict[float, bool]) -> float:
 
 def mu_rows(runs: dict, eng_ok: list[float], quick: bool) -> list:
     """The engine's height limit against the track's Coulomb μ (θ̇ = 0.5 rad/s, l_a = 0.3 m)."""
-    from ..report import Row
+    from ...report import Row
 
     if quick:
         return []
@@ -194,8 +194,8 @@ def mu_rows(runs: dict, eng_ok: list[float], quick: bool) -> list:
          paper="Hu, Ma, Li, Wang, Wang 2013, screw-theory obstacle negotiation of a reconfigurable "
                "wheel-manipulator robot, High Technology Letters (seed 004)")
 def seed004(ctx) -> SectionResult:
-    from ..analysis.stability import critical_slope, stability_region
-    from ..models.tracked_climb import ClimbParams, height_limit, max_height
+    from ...analysis.stability import critical_slope, stability_region
+    from ...models.tracked_climb import ClimbParams, height_limit, max_height
 
     quick = ctx.quick
     heights = (0.05, 0.15) if quick else tuple(sorted(set(H_LADDER) | set(H_FIG8)))
@@ -265,7 +265,7 @@ def seed004(ctx) -> SectionResult:
             f"{math.degrees(crit[1]):.0f}°, h = {crit[2]:.3f} m)", "66°", "warn" if abs(math.degrees(crit[0]) - 66) > 5
             else "pass", "min eq.-13 margin over the whole climb phase; d_mar = 0; body width 0.2 m (not in the paper)"),
     ]
-    from ..models.tracked_climb import climb
+    from ...models.tracked_climb import climb
 
     m0 = climb(p, hf, 0.5)
     i_c = int(np.argmax(m0.phase == 1))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..models.eel_params import EelParams
+from ...models.eel_params import EelParams
 
 
 @dataclass
@@ -114,9 +114,9 @@ def hydro_law(sc):
 def run_model(kind: str, params: EelParams, ctrl_params, t_end: float, t_eval: np.ndarray, rtol: float = 1e-6,
               atol: float = 1e-6) -> EelSignals:
     """Simulate the 'exact' or 'noninertial' model under the eel controller from the zero state."""
-    from ..controllers.eel_fl import EelFeedbackLinearization
-    from ..models.eel_exact import ExactModel
-    from ..models.eel_noninertial import NonInertialModel
+    from ...controllers.eel_fl import EelFeedbackLinearization
+    from ...models.eel_exact import ExactModel
+    from ...models.eel_noninertial import NonInertialModel
 
     cls = {"exact": ExactModel, "noninertial": NonInertialModel}[kind]
     model = cls(params, EelFeedbackLinearization(ctrl_params))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..report import Row, SectionResult, section
+from ...report import Row, SectionResult, section
 
 SCENARIO = "eel_forward_turn"
 QUICK_DURATION_S = 12.0
@@ -111,7 +111,7 @@ def fig_all_torques(sigs):
 
 
 def agreement_rows(c_models: dict, c_engine: dict, quick: bool) -> list[Row]:
-    from ..tolerances import tol
+    from ...tolerances import tol
 
     def mark(v, name):
         return "pass" if v <= tol(name) else "warn"
@@ -178,7 +178,7 @@ def diagnostic_rows(rows: list[dict]) -> list[Row]:
 
 
 def discrepancy_table() -> str:
-    from ..models.eel_params import discrepancy_rows
+    from ...models.eel_params import discrepancy_rows
 
     lines = ["| coefficient | printed formula (§3.1) | its value | §4.2 number (used) "
              "| expression matching the number |",
@@ -191,8 +191,8 @@ def discrepancy_table() -> str:
 @section("seed003", title="Eel robot underwater: exact vs non-inertial model vs engine",
          paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame (seed 003)")
 def seed003(ctx) -> SectionResult:
-    from ..analysis.eel import compare, from_engine_series
-    from . import eel as trial
+    from .analysis import compare, from_engine_series
+    from . import study as trial
 
     duration = QUICK_DURATION_S if ctx.quick else None
     overrides = {} if duration is None else {"sim.duration": duration}

@@ -7,20 +7,20 @@
   same parameters (geometry from the robot spec, coefficients from the hydrodynamics law).
 
 Signals: heading θ0, CM trajectory, CM velocity (x, y), joint-1 torque (paper convention, tail joint),
-sampled every ``sim.dt · record_every``. Definitions in :func:`lab.analysis.eel.compare`.
+sampled every ``sim.dt · record_every``. Definitions in :func:`lab.papers.zhang2018_eel.analysis.compare`.
 """
 
 from __future__ import annotations
 
-from ..tolerances import tol
-from . import Figure, check
+from ...tolerances import tol
+from ...checks import Figure, check
 
 
 @check("eel_models")
 def eel_models(overrides) -> dict[str, Figure]:
     """non-inertial vs exact eel model over eq. 39's schedule: relative differences ≤ 1e-4 (Zhang 2018 Figs 2–7)"""
-    from ..analysis.eel import compare
-    from ..trials import eel as trial
+    from .analysis import compare
+    from . import study as trial
 
     sc = trial.load(overrides)
     import numpy as np
@@ -48,8 +48,8 @@ def eel_models(overrides) -> dict[str, Figure]:
 @check("eel_engine")
 def eel_engine(overrides) -> dict[str, Figure]:
     """engine vs exact eel model over eq. 39's schedule: heading RMS ≤ 2°, CM ≤ 5 % of distance, torque NRMSE ≤ 10 %"""
-    from ..analysis.eel import compare
-    from ..trials import eel as trial
+    from .analysis import compare
+    from . import study as trial
 
     sc = trial.load(overrides)
     eng, result = trial.engine_run(sc)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import scenario as scn
-from ..models.tracked_climb import climb
-from ..runner import run_scenario
-from ..tolerances import tol
-from . import Figure, check
+from ... import scenario as scn
+from ...models.tracked_climb import climb
+from ...runner import run_scenario
+from ...tolerances import tol
+from ...checks import Figure, check
 
 HEIGHTS = (0.05, 0.10, 0.15)
 HEIGHT_LADDER = (0.05, 0.10, 0.15, 0.17, 0.195)

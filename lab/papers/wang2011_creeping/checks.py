@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .. import scenario as scn
-from ..runner import run_scenario
-from ..tolerances import tol
-from . import Figure, check
+from ... import scenario as scn
+from ...runner import run_scenario
+from ...tolerances import tol
+from ...checks import Figure, check
 
 
 @check("energy_balance")

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import scenario as scn
-from ..analysis.energy import eta2_interpretations
-from ..runner import run_scenario
+from ... import scenario as scn
+from ...analysis.energy import eta2_interpretations
+from ...runner import run_scenario
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def table_markdown(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # pragma: no cover - manual use: python -m lab.trials.surfaces [duration]
+if __name__ == "__main__":  # pragma: no cover - manual use: python -m lab.papers.wang2011_creeping.surfaces [duration]
     import sys
 
     dur = float(sys.argv[1]) if len(sys.argv) > 1 else None

@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from ..report import Row
+from ...report import Row
 
 # ------------------------------------------------------------------ turning (Fig 8)
-from ..checks.turning_law import PHI_T, SETTINGS, law_figures, plot_turns, turn_record  # noqa: E402
-from ..tolerances import tol  # noqa: E402
+from .turning import PHI_T, SETTINGS, law_figures, plot_turns, turn_record  # noqa: E402
+from ...tolerances import tol  # noqa: E402
 
 
 def turn_name(phi: float) -> str:
@@ -88,7 +88,7 @@ def surface_table(results: dict) -> tuple[str, list[Row]]:
     row = Row("η2 on three surfaces × two gaits (Table 2)", f"{min(vals):.2f}–{max(vals):.2f}", "0.24–0.26 (experiment)",
               "pass" if all(0.2 <= v <= 0.3 for v in vals) else "warn",
               "eq. 11 with Table 1's inertia is translation-dominated in simulation; see *Why η2* above. "
-              "The surfaces' μ are assumptions (the paper gives none), stated in lab/trials/surfaces.py")
+              "The surfaces' μ are assumptions (the paper gives none), stated in lab/papers/wang2011_creeping/surfaces.py")
     return table_markdown(rows), [row]
 
 
@@ -96,7 +96,7 @@ def surface_table(results: dict) -> tuple[str, list[Row]]:
 def recurrence_figure(result, ctx):
     import matplotlib.pyplot as plt
 
-    from ..analysis.recurrence import plot_recurrence
+    from ...analysis.recurrence import plot_recurrence
 
     fig, ax = plt.subplots(figsize=(6.5, 6))
     plot_recurrence(ax, result.series, title="Recurrence plot of the joint torques (eq. 16, ε = 0.08), cf. Fig 6")

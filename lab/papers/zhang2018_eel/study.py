@@ -1,5 +1,5 @@
 """Eel runs for the seed-003 cross-checks, diagnostics and report: the engine scenario and the two
-analytic models under the same controller, reduced to the same signals (lab/analysis/eel.py).
+analytic models under the same controller, reduced to the same signals (lab/papers/zhang2018_eel/analysis.py).
 
 * :func:`engine_run` — the scenario on the engine (headless);
 * :func:`model_run` — the exact or the non-inertial model with the scenario's parameters
@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from .. import scenario as scn
-from ..analysis.eel import EelSignals, compare, from_engine_series, hydro_law, model_params_from_scenario, run_model
+from ... import scenario as scn
+from .analysis import EelSignals, compare, from_engine_series, hydro_law, model_params_from_scenario, run_model
 
 SCENARIO = "eel_forward_turn"
 
@@ -36,7 +36,7 @@ def load(overrides=None):
 
 def engine_run(sc) -> tuple[EelSignals, object]:
     """Run the scenario on the engine; returns (signals, RunResult)."""
-    from ..runner import Simulation
+    from ...runner import Simulation
 
     sim = Simulation(sc)
     try:

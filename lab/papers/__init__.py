@@ -1,0 +1,30 @@
+"""One home per paper: how each paper is reproduced.
+
+Each package holds that paper's study — its report section, its checks, the trials and analyses only
+it uses — and registers them on import. Reusable parts stay where they are (robots, arenas, forces,
+controllers, models, analysis used by several papers, trials).
+
+| package              | paper (seed)                                                      | report section | checks |
+|----------------------|-------------------------------------------------------------------|----------------|--------|
+| ``wang2011_creeping``| Wang et al. 2011, energy-based passive creeping (001)             | ``seed001``    | ``energy_balance``, ``turning_law`` |
+| ``zhang2018_eel``    | Zhang et al. 2018, eel robot in a non-inertial frame (003)        | ``seed003``    | ``eel_models``, ``eel_engine`` |
+| ``hu2013_tracked``   | Hu et al. 2013, tracked wheel-manipulator robot on a step (004)   | ``seed004``    | ``step_climb`` |
+
+To change how paper X is reproduced, open its package here; to add a paper, add a package and list
+it in :data:`PAPERS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked")
+
+
+def load_all() -> None:
+    """Import every paper's package: registers its report section(s) and checks."""
+    for name in PAPERS:
+        importlib.import_module(f"{__name__}.{name}")
+
+
+__all__ = ["PAPERS", "load_all"]
