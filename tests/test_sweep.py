@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -248,11 +249,17 @@ values = [1e-6, 1000.0, 1001.0, 1002.0, 1003.0, 1004.0]
     out = tmp_path / "out"
     cmd = [*lab_cmd, "sweep", str(f), "--workers", "1", "--out", str(out)]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # `lab sweep` as a terminal's foreground job: Ctrl-C handled. A process started with SIGINT ignored
+    # keeps ignoring it (POSIX; Python too), and that is inherited: when the test suite itself runs as
+    # a background job (`make test &`, nohup, some CI runners), a plain `python -m lab.cli` child never
+    # sees the SIGINT and the sweep runs on. So the child sets Python's own handler first.
+    foreground = [sys.executable, "-c", "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                  "from lab.cli import main; sys.exit(main())"]
     # stderr to a file, not a pipe: a pipe would also wait for any process that inherited it
     err_file = tmp_path / "sweep.err"
     with open(err_file, "w") as err_fh:
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err_fh,
-                                start_new_session=True)
+        proc = subprocess.Popen([*foreground, *cmd[len(lab_cmd):]], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                stderr=err_fh, start_new_session=True)
     try:
         deadline = time.monotonic() + 120
         while not any((out / "rows").glob("*.json")):
