@@ -3,6 +3,7 @@
 - :mod:`.study`   the engine runs (started on the gait, every applied torque kept with its state), the
                   model at the engine's own states, the slip-speed points, the parallel task runner
 - :mod:`.checks`  the ``unified_manipulation`` and ``unified_locomotion`` checks
+- :mod:`.report`  the ``seed002`` report section: Fig 5 counterparts, the error table, the slip-speed study
 
 Reusable parts it uses: the snake robot, the anisotropic Coulomb law (head_exempt = false), the
 serpenoid controller (``phase_offset`` = β for the paper's (i − 3)β), the ``welded_tail`` trial
@@ -10,4 +11,4 @@ serpenoid controller (``phase_offset`` = β for the paper's (i − 3)β), the ``
 Scenarios: scenarios/snake_unified_locomotion.toml, scenarios/snake_unified_manipulation.toml.
 """
 
-from . import checks  # noqa: F401  (registration)
+from . import checks, report  # noqa: F401  (registration)

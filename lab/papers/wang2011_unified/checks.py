@@ -113,7 +113,8 @@ def unified_locomotion(overrides) -> dict[str, Figure]:
     figs["unified.tail_distance_rel"] = Figure.at_most(
         abs(de - dm) / dm, tol("unified.tail_distance_rel"),
         f"tail end point (x¹, x²) after {run.t[-1]:.3f} s: engine {de:.5f} m, model {dm:.5f} m (engine module's I; "
-        f"Table D1's I: {dp:.5f} m); paths {d['engine'][1]:.5f} / {d['model'][1]:.5f} m; max track distance {dev * 1e3:.3f} mm")
+        f"Table D1's I: {dp:.5f} m); paths {d['engine'][1]:.5f} / {d['model'][1]:.5f} m; max track distance "
+        f"{dev * 1e3:.3f} mm")
     figs["eq23_residual_max"] = info(
         float(np.abs(c.residual).max()), f"max |rows 1–3 of eq. 22| along the engine trajectory (N, N, N·m about the "
                                          f"tail end): {_fmt(np.abs(c.residual).max(0))} — the engine's base obeys the "

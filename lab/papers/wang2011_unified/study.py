@@ -142,7 +142,8 @@ def start_on_gait(sim, sc) -> None:
 
 def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) -> EngineRun:
     """Run scenario ``sc`` on the engine with the runner's own step (controller → friction → apply →
-    step → read → ledger), sampling every ``every`` steps (default: ``sim.record_every``)."""
+    step → read → ledger), sampling every ``every`` steps (default: ``sim.record_every``) and the last
+    step, whose snapshot is at t_end − dt."""
     from ...errors import Diverged
     from ...runner import Simulation
 
@@ -155,7 +156,7 @@ def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) ->
         w = sim.world
         state = w.read_state()
         sim.recorder.start(state)
-        K = n_steps // every
+        K = -(-n_steps // every) + 1  # every ``every``-th step and the last one (t_end − dt: two periods, to a step)
         N, J = w.n_links, w.n_joints
         buf = {k: np.zeros(s) for k, s in dict(t=(K,), xy=(K, N, 2), yaw=(K, N), v0_W=(K, 3), yawd0=(K,),
                                                  q=(K, J), qd=(K, J), tau=(K, J), a0_W=(K, 3), yawdd0=(K,),
@@ -166,7 +167,7 @@ def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) ->
         t0 = time.perf_counter()
         try:
             for k in range(n_steps):
-                if k % every == 0 and r < K:
+                if (k % every == 0 or k == n_steps - 1) and r < K:
                     pre = state
                     tau = act(state)  # what sim.step applies (the serpenoid is a pure function of the state)
                     new, _ = sim.step(state)
