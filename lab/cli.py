@@ -72,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.schema"))
+EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.schema"),
+                  ("regress", "lab.regress.cli"))
 
 
 def _extra_commands():
@@ -203,6 +204,11 @@ def cmd_list(args) -> int:
     if sweeps:
         print("sweeps (lab sweep scenarios/sweeps/NAME.toml):")
         for p in sweeps:
+            print(f"  {p.stem:<28} {read_toml(p).get('description', '')}")
+    suites = sorted((SCENARIO_DIR / "suites").glob("*.toml"))
+    if suites:
+        print("suites (lab regress check NAME --baseline DIR):")
+        for p in suites:
             print(f"  {p.stem:<28} {read_toml(p).get('description', '')}")
     print("robots:       " + ", ".join(ROBOTS))
     print("controllers:  " + ", ".join(CONTROLLERS))

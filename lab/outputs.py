@@ -43,6 +43,7 @@ KINDS: dict[str, tuple[str, ...]] = {
     "sweep": ("sweep.toml", "runs.json", "events.log", "results.csv", "results.parquet", "rows", "runs",
               "provenance.json"),
     "report": ("report.md", "report.html", "figures", "runs", "provenance.json"),
+    "regress": ("baseline.json", "provenance.json"),
 }
 FOREIGN = "exists and holds files the lab did not write; choose another folder or remove it"
 PARTIAL_PREFIX = ".lab-partial-"  # a run being written into an existing folder (see Output.write_all)

@@ -14,6 +14,8 @@ which ends at time ``t``; measured in tests/test_world.py):
   solver impulses divided by dt, i.e. what acted over [t − dt, t].
 * ``prev_v_W``, ``prev_w_W``: the previous snapshot (``t − dt``); ``a_W`` and ``dw_W`` are backward
   differences over [t − dt, t].
+* A spec's per-step hook (``after_step``, World.step_engine) runs after ``stepSimulation`` and before
+  the snapshot: the tracked robot's conveyor-slab joints are reset to q = 0 there (their ``qd`` kept).
 """
 
 from __future__ import annotations

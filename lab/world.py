@@ -76,6 +76,7 @@ class World:
         self.arena_bodies: dict[str, int] = getattr(self, "arena_bodies", {})
         self.t = 0.0
         self.steps = 0
+        self._after_step = None  # the loaded spec's per-step hook (load_spec)
         # The hot loop calls pybullet's functions with this client's id bound directly: the
         # BulletClient wrapper resolves every call through __getattr__ + inspect (~2 µs each).
         cid = self.client._client
@@ -146,6 +147,9 @@ class World:
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
+        # optional per-step hook ``spec.after_step(world)``, run right after every stepSimulation and
+        # before the next read_state (the tracked robot resets its conveyor slabs there)
+        self._after_step = getattr(spec, "after_step", None)
         return body
 
     def add_body(self, name: str, urdf_text: str, base_pos, base_yaw: float = 0.0) -> int:
@@ -256,6 +260,8 @@ class World:
 
     def step_engine(self) -> None:
         self._pb_step()
+        if self._after_step is not None:
+            self._after_step(self)
         self.steps += 1
         self.t = self.steps * self.dt
 

@@ -44,8 +44,8 @@ class _TiltedArena(Validated):
     def gravity(self, g: float) -> np.ndarray:
         return gravity_E(self.slope_deg, self.yaw_deg, g)
 
-    def _build_ground(self, world) -> int:
-        ground = _plane(world, self.friction)
+    def _build_ground(self, world, z: float = 0.0) -> int:
+        ground = _plane(world, self.friction, z)
         world.client.setGravity(*self.gravity(world.gravity).tolist())
         world.arena_bodies = {"ground": ground}
         return ground
@@ -65,6 +65,13 @@ class Step(_TiltedArena):
     def edge(self) -> tuple[float, float]:
         """(x, z) of the edge line (parallel to y)."""
         return self.step_x, self.step_height
+
+    def convex_edges(self) -> tuple:
+        """The step's edge as ((x, z), n_top, n_riser): the line parallel to y and the outward
+        normals (x, z) of its two faces (lab.forces.cleats)."""
+        if self.step_height <= 0:
+            return ()
+        return (((self.step_x, self.step_height), (0.0, 1.0), (-1.0, 0.0)),)
 
     def build(self, world) -> int:
         ground = self._build_ground(world)
@@ -91,6 +98,11 @@ class Stairs(_TiltedArena):
     def edge(self) -> tuple[float, float]:
         return self.step_x, self.rise
 
+    def convex_edges(self) -> tuple:
+        """Every step's edge, as :meth:`Step.convex_edges`."""
+        return tuple(((self.step_x + k * self.tread, (k + 1) * self.rise), (0.0, 1.0), (-1.0, 0.0))
+                     for k in range(self.n_steps))
+
     def build(self, world) -> int:
         ground = self._build_ground(world)
         for k in range(self.n_steps):
@@ -102,12 +114,49 @@ class Stairs(_TiltedArena):
         return ground
 
 
-def _plane(world, friction: float) -> int:
+@register_arena("slope")
+@dataclass(frozen=True)
+class Slope(_TiltedArena):
+    """A plain slope of ``slope_deg`` (gravity turned; climbing along +x), optionally with
+    ``n_ridges`` sharp ridges across it: 90° ridges (a square bar turned 45° about y, its apex a box
+    edge, which Bullet keeps sharp: boxes carry no collision margin) standing ``ridge_height`` proud
+    of the slope, ``ridge_spacing`` apart, the first at x = ``ridge_x``. With ridges the slope's plane
+    is lowered by ``ridge_height``, so that the apexes are at z = 0, where the robot is placed. The
+    ridges' apexes are convex edges."""
+
+    n_ridges: int = count(0, 0, 200, doc="ridges across the slope (0: a plain slope)")
+    ridge_height: float = num(0.01, gt=0, le=0.04, unit="m", doc="apex above the slope's plane")
+    ridge_spacing: float = num(0.1, gt=0, le=10, unit="m", doc="between apexes")
+    ridge_x: float = num(-0.05, ge=-50, le=50, unit="m", doc="x of the first apex")
+
+    def ridge_apexes(self) -> list[tuple[float, float]]:
+        return [(self.ridge_x + k * self.ridge_spacing, 0.0) for k in range(self.n_ridges)]
+
+    def convex_edges(self) -> tuple:
+        s = math.sqrt(0.5)
+        return tuple((apex, (-s, s), (s, s)) for apex in self.ridge_apexes())
+
+    def build(self, world) -> int:
+        ground = self._build_ground(world, -self.ridge_height if self.n_ridges else 0.0)
+        side = 2 * self.ridge_height  # the bar's side: its diagonal reaches 0.41 h below the slope
+        for k, (x, h) in enumerate(self.ridge_apexes()):
+            c = world.client
+            half = [side / 2, self.width / 2, side / 2]
+            shape = c.createCollisionShape(pb.GEOM_BOX, halfExtents=half)
+            vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=[0.62, 0.60, 0.56, 1])
+            body = c.createMultiBody(0, shape, vis, basePosition=[x, 0.0, h - side / math.sqrt(2)],
+                                     baseOrientation=c.getQuaternionFromEuler([0, math.pi / 4, 0]))
+            c.changeDynamics(body, -1, restitution=0.0, lateralFriction=self.friction)
+            world.arena_bodies[f"ridge_{k}"] = body
+        return ground
+
+
+def _plane(world, friction: float, z: float = 0.0) -> int:
     c = world.client
     shape = c.createCollisionShape(pb.GEOM_PLANE)
     vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=[0.82, 0.82, 0.78, 1],
                               visualFramePosition=[0, 0, -0.001])
-    ground = c.createMultiBody(0, shape, vis)
+    ground = c.createMultiBody(0, shape, vis, basePosition=[0.0, 0.0, z])
     c.changeDynamics(ground, -1, restitution=0.0, lateralFriction=friction)
     return ground
 
@@ -122,4 +171,4 @@ def _box(world, centre, size, friction: float) -> int:
     return body
 
 
-__all__ = ["Step", "Stairs", "gravity_E"]
+__all__ = ["Slope", "Step", "Stairs", "gravity_E"]

@@ -1,5 +1,6 @@
 """Controllers by scenario ``type``: name -> (params dataclass, controller class)."""
 
+from .belt_drive import BeltDrive, BeltDriveParams
 from .climbing import TrackedClimb, TrackedClimbParams
 from .eel_fl import EelFeedbackLinearization, EelFLParams
 from .passive_creeping import PassiveCreeping, PassiveCreepingParams
@@ -10,6 +11,7 @@ CONTROLLERS = {
     "serpenoid": (SerpenoidParams, Serpenoid),
     "eel_feedback_linearization": (EelFLParams, EelFeedbackLinearization),
     "tracked_climb": (TrackedClimbParams, TrackedClimb),
+    "belt_drive": (BeltDriveParams, BeltDrive),
 }
 
 
@@ -17,5 +19,5 @@ def make_controller(kind: str, params):
     return CONTROLLERS[kind][1](params)
 
 
-__all__ = ["CONTROLLERS", "make_controller", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams",
+__all__ = ["CONTROLLERS", "make_controller", "BeltDrive", "BeltDriveParams", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams",
            "TrackedClimb", "TrackedClimbParams"]

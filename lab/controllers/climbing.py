@@ -48,7 +48,7 @@ COM_MARGIN = 0.03  # m: the COM must be this far past the edge before the arm le
 # released body still tipped back off a 10 cm step in the engine)
 TOP_BAND = 0.005  # m: track contacts this close to the highest one are on the step's edge or top…
 STEP_MIN = 0.005  # m: …which must lie this much above the lowest contact (guide wheel or track) to be a
-# step: above the roller ripple and contact penetration, below the lowest step that stalls the track (1 cm)
+# step: above the contact penetration, below the lowest step that stalls the track (1 cm)
 ARM_STOW = 0.0  # rad: the arm's drive-on pose relative to the face the body rests on (straight back)
 ARM_STOW_GAIN = 2.0  # 1/s: the stow servo's angle → speed gain
 GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
@@ -138,10 +138,9 @@ class TrackedClimb(Controller):
         self.arm_limit = p.arm_stop
         self.l_arm = model.link_names.index("arm")
         self.l_guide = model.link_names.index("guide")
-        self.rollers = np.array([i for i, n in enumerate(model.link_names) if n.startswith("roller_")])
-        self.j_rollers = np.array([i for i, n in enumerate(names) if n.startswith("roller_joint_")])
-        self.roller_mask = np.zeros(model.n_links, bool)
-        self.roller_mask[self.rollers] = True
+        self.belt_links = np.array([i for i, n in enumerate(model.link_names) if n.startswith("belt_")])
+        self.belt_mask = np.zeros(model.n_links, bool)
+        self.belt_mask[self.belt_links] = True
         self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
         self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
         self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
@@ -226,8 +225,8 @@ class TrackedClimb(Controller):
                 self.t_slow = 0.0
 
     def _on_track(self, cs: np.ndarray) -> np.ndarray:
-        """Which rows of a contact snapshot (World._read_contacts) are on the belt's rollers."""
-        return self.roller_mask[np.clip(cs[:, 0].astype(int), 0, len(self.roller_mask) - 1)]
+        """Which rows of a contact snapshot (World._read_contacts) are on the belt (pulleys, slabs)."""
+        return self.belt_mask[np.clip(cs[:, 0].astype(int), 0, len(self.belt_mask) - 1)]
 
     def _over_the_top(self, state: RobotState) -> bool:
         """The COM has passed the step's edge: it lies ahead (along the heading, in the step frame's
@@ -266,9 +265,9 @@ class TrackedClimb(Controller):
         self.advanced = float(np.linalg.norm((state.p_W[0] - self.x0)[:2]))
         self._update_phase(state, pitch)
         th_dot = float(state.qd[self.j_arm])
-        # the belt's rate: the mean over the rollers (the gear constraints are solved iteratively, so a
-        # loaded roller may run a few % off the drive link; the belt is what moves the robot)
-        psi_dot = float(state.qd[self.j_rollers].mean())
+        # the belt's rate: the drive joint's (the slabs and pulleys are geared to it; the slabs' gears
+        # hold their mean speed at r ψ̇ through their position targets, lab.robots.tracked)
+        psi_dot = float(state.qd[self.j_drive])
         r = p.pulley_radius
         if p.mode == "differential":
             w_m = p.i0 * p.i1 * (th_dot + p.i2 * psi_dot)
@@ -327,9 +326,9 @@ class TrackedClimb(Controller):
         cs = state.contacts
         if cs is not None and len(cs):
             link = cs[:, 0].astype(int)
-            on_roller = self._on_track(cs)
-            # track–step contacts: a roller touching anything above the ground plane
-            ts = on_roller & (cs[:, 4] > 0.004)
+            on_belt = self._on_track(cs)
+            # track–step contacts: the belt touching anything above the ground plane
+            ts = on_belt & (cs[:, 4] > 0.004)
             if ts.any():
                 P = cs[ts, 2:5]
                 A, B = P[np.argmax(P[:, 1])], P[np.argmin(P[:, 1])]

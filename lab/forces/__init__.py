@@ -22,7 +22,7 @@ def _load_optional():
     """Laws contributed by later features register themselves on import."""
     import importlib
 
-    for mod in ("tether", "hydrodynamics"):
+    for mod in ("tether", "hydrodynamics", "cleats"):
         try:
             importlib.import_module(f"{__name__}.{mod}")
         except ModuleNotFoundError as exc:

@@ -7,22 +7,30 @@ l/(2√3)). ``arm`` turns about −y at the centre (positive = tip down; 0 = poi
 the screw model's θ is ``arm − 30°`` (its θ = 0 is perpendicular to the front face). The arm turns
 freely about the body (the planetary's output has no stop; over a flight of stairs it winds on by
 120° a step): the climb controller limits its travel per climb. ``guide`` is the passive wheel at
-the arm's tip. ``drive`` is the track's single drive joint; the ``roller_i`` are
-geared to it.
+the arm's tip. ``drive`` is the track's single drive joint (rate ψ̇, belt speed v = r·ψ̇).
 
-The track. No stock PyBullet feature moves a contact surface along a body, so the belt is a dense
-row of driven rollers: cylinders of the pulley radius r, centred on the pulley-centre triangle
-(corners included), so their union is exactly the belt's rounded-triangle envelope up to a ripple
-of ρ − √(ρ² − s²/4) ≈ s²/(8r) between two rollers s apart (0.78 mm at s = r/2, 0.5 mm at s = 10 mm).
-Every roller turns at the drive's rate (JOINT_GEAR constraints to the drive link, made in
-``setup``), so a roller's surface moves like the belt at v = r·ψ̇; the belt force is Σ τ_i / r_i = the
-drive torque / r when the rollers' own inertia is negligible. A roller in contact grips the ground
-or the step edge with the engine's Coulomb friction (``track_friction``). Rollers are light
-(``roller_mass`` each): they stand for the belt's surface, not for the pulleys' mass, which is in the
-base. Self-collision is off (PyBullet's default), so the arm may swing through the body's plane.
+The belt: three corner pulleys and three face "conveyor slabs". No stock PyBullet feature moves a
+contact surface along a body (Bullet's conveyor callback is C++ only), so each straight run of the
+belt is a box the length of its face (``belt_slab_i``, i = 0: F→T, 1: T→R, 2: R→F) on a prismatic
+joint along the face, geared to the drive (q̇ = r·ψ̇), whose joint position is reset to 0 after
+every engine step with its velocity kept (:meth:`TrackedSpec.after_step`, called by the World): the
+slab never moves away from its face, yet Bullet's own implicit Coulomb contact sees its surface
+moving at the belt speed. The corner pulleys (``belt_pulley_F/T/R``) are cylinders of the pulley
+radius, geared 1:1 to the drive; their collision radius is r − Bullet's ~1 mm convex margin
+(:data:`COLLISION_MARGIN`, measured: a cylinder of radius r rests 0.99 mm high and rolls as r + 1 mm),
+so that they roll as r. Six gear constraints on heavy links converge where the 54 light rollers of
+the old belt did not (it slid down 20° at μ = 0.8 with the belt locked). Positive ψ̇ moves the belt
+surface along ŷ × n (n the outward normal): backwards on the ground run, so the robot drives
+forward.
+
+Belt force and power: the drive joint carries the belt; its torque over r is the belt force (less
+the belt's own inertia), and its τ·ψ̇ is the power the lab's ledger books. The slabs' reset is a
+teleport back along their face by q̇·dt: it keeps their velocity (kinetic energy), and since the three
+faces are equal and close a triangle, the gravity work of the three slabs' belt motion sums to zero.
 
 Masses and inertias come from trimesh meshes (body: a prism of the rounded-triangle section, width
-``width``; arm: a box beam; guide wheel and rollers: cylinders), never typed by hand.
+``width``; arm: a box beam; guide wheel and pulleys: cylinders; slabs: boxes), never typed by hand.
+``body_mass`` is the whole body: frame + pulleys + belt.
 """
 
 from __future__ import annotations
@@ -33,10 +41,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, count, num, vector
+from ..fields import Validated, info, num, vector
 from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
+COLLISION_MARGIN = 0.001  # m: Bullet's margin on convex hulls (URDF cylinders), measured: rest height r + 0.99 mm
+FACES = ((0, 1), (1, 2), (2, 0))  # belt runs between pulley centres: F→T, T→R, R→F
+PULLEYS = ("F", "T", "R")
 
 
 @functools.lru_cache(maxsize=64)
@@ -81,17 +92,44 @@ def _box(mass: float, size) -> MassProps:
     return mesh_mass_props(trimesh.creation.box(extents=size), mass)
 
 
+class _SlabReset:
+    """Per-world state of the conveyor slabs: joint ids, gear constraints and their position targets.
+
+    After every engine step each slab goes back to q = 0 with its velocity kept, and its gear's
+    position target moves by the same amount (the gear's error term ψ − q/r − target is unchanged),
+    so the gear's position correction (erp) still holds the slab's mean speed at r ψ̇ exactly (without
+    it, erp 0, the iteratively solved gear let the slab lag the drive by 1.5 %)."""
+
+    def __init__(self, world, body: int, joints: list[int], constraints: list[int], radius: float):
+        from ..engine import pb
+
+        cid = world.client._client
+        self.body, self.joints, self.constraints = body, joints, constraints
+        self.inv_r = 1.0 / radius
+        self.target = [0.0] * len(joints)
+        self._states = functools.partial(pb.getJointStates, physicsClientId=cid)
+        self._reset = functools.partial(pb.resetJointState, physicsClientId=cid)
+        self._change = functools.partial(pb.changeConstraint, physicsClientId=cid)
+
+    def __call__(self) -> None:
+        b, reset, change, tg = self.body, self._reset, self._change, self.target
+        for k, (j, s) in enumerate(zip(self.joints, self._states(b, self.joints))):
+            reset(b, j, 0.0, s[1])
+            tg[k] += s[0] * self.inv_r
+            change(self.constraints[k], relativePositionTarget=tg[k])
+
+
 @dataclass(frozen=True)
 class TrackedSpec(Validated):
     """Table 1 of Hu 2013 plus what the paper leaves open (marked).
 
-    body_mass 5 kg is the whole body (frame + rollers); arm_mass 1.2 kg is beam + guide wheel.
+    body_mass 5 kg is the whole body (frame, pulleys, belt); arm_mass 1.2 kg is beam + guide wheel.
     """
 
     track_side: float = num(0.22, ge=0.05, le=1, unit="m", doc="l, pulley-centre distance")
     pulley_radius: float = num(0.025, ge=0.005, lt=0.5, unit="m", doc="r, less than track_side/2")
     width: float = num(0.20, ge=0.02, le=1, unit="m", doc="track width (not in the paper)")
-    body_mass: float = num(5.0, ge=0.1, le=200, unit="kg", doc="the whole body, frame and rollers")
+    body_mass: float = num(5.0, ge=0.1, le=200, unit="kg", doc="the whole body: frame, pulleys and belt")
     arm_length: float = num(0.30, ge=0.05, le=1, unit="m", doc="l_a, pivot to guide-wheel centre")
     arm_mass: float = num(1.2, ge=0.05, le=50, unit="kg", doc="beam and guide wheel")
     arm_section: tuple[float, float] = vector((0.012, 0.03), length=2, ge=0.002, le=0.2, unit="m", noun="sizes",
@@ -99,11 +137,19 @@ class TrackedSpec(Validated):
     guide_radius: float = num(0.03, ge=0.005, le=0.2, unit="m", doc="r_d")
     guide_width: float = num(0.012, ge=0.002, le=0.1, unit="m",
                              doc="steel disc thickness (not in the paper): 0.27 kg of the arm")
-    rollers_per_side: int = count(18, 2, 200, doc="spacing l/18 = 12.2 mm ≤ r/2 (ripple 0.75 mm)")
-    roller_mass: float = num(0.003, ge=1e-4, le=1, unit="kg", doc="each; all together at most half the body")
+    belt_mass: float = num(0.5, ge=0.01, le=50, unit="kg",
+                           doc="rubber belt, 0.82 m × 0.2 m × 2.5 mm at 1200 kg/m³ (not in the paper)")
+    pulley_mass: float = num(0.15, ge=0.005, le=50, unit="kg",
+                             doc="each of the three: an aluminium rim and hub (not in the paper)")
     track_friction: float = num(0.8, ge=0, le=3, doc="engine Coulomb μ, rubber on concrete/wood (not in the paper)")
     guide_friction: float = num(0.5, ge=0, le=3, doc="steel wheel (lateral grip; it rolls freely along its plane)")
-    drive_inertia: float = num(2e-4, ge=1e-7, le=10, unit="kg·m²", doc="drive link about its axis: the belt's inertia")
+    drive_inertia: float = num(2e-5, ge=1e-7, le=10, unit="kg·m²",
+                               doc="drive link about its axis (the belt's and pulleys' inertia are their links')")
+    # cleats (grousers) on the belt, acting at the arena's convex edges (lab.forces.cleats)
+    cleats: bool = info(True, doc="cleats on the belt (false: a smooth belt)")
+    cleat_height: float = num(0.006, gt=0, le=0.05, unit="m", doc="h_c (see lab.forces.cleats for the source)")
+    cleat_pitch: float = num(0.03, gt=0, le=0.5, unit="m", doc="p, cleat spacing along the belt")
+    cleat_capacity: float = num(300.0, gt=0, le=1e5, unit="N", doc="shear load at which a cleat skips over a corner")
     # motor and gearing, Table 1
     motor_torque_max: float = num(18.8e-3, gt=0, unit="N·m", doc="motor torque limit (Table 1)")
     motor_speed_rpm: float = num(3600.0, gt=0, unit="rpm", doc="rated motor speed (Table 1)")
@@ -117,8 +163,10 @@ class TrackedSpec(Validated):
             raise ValueError(f"pulley_radius: must be in [0.005 m, track_side/2), got {self.pulley_radius}")
         if self.guide_mass >= self.arm_mass:
             raise ValueError("guide_width: the steel guide wheel alone outweighs the arm")
-        if self.n_rollers * self.roller_mass >= 0.5 * self.body_mass:
-            raise ValueError("roller_mass: the rollers may carry at most half the body's mass")
+        if self.belt_mass + 3 * self.pulley_mass >= 0.8 * self.body_mass:
+            raise ValueError("belt_mass: belt and pulleys may carry at most 80 % of the body's mass")
+        if self.cleat_pitch <= 2 * self.cleat_height * 0.2:
+            raise ValueError("cleat_pitch: must exceed 0.4 cleat_height (a gap between cleats)")
 
     # ---- derived ------------------------------------------------------------------------
     @property
@@ -126,18 +174,31 @@ class TrackedSpec(Validated):
         return self.track_side / (2 * math.sqrt(3))
 
     @property
-    def n_rollers(self) -> int:
-        return 3 * self.rollers_per_side
+    def belt_length(self) -> float:
+        return 3 * self.track_side + 2 * math.pi * self.pulley_radius
 
     @property
-    def roller_spacing(self) -> float:
-        return self.track_side / self.rollers_per_side
+    def slab_mass(self) -> float:
+        """Each face's straight run of belt."""
+        return self.belt_mass * self.track_side / self.belt_length
 
     @property
-    def ripple(self) -> float:
-        """Depth of the envelope's dip between two rollers (m)."""
-        r, s = self.pulley_radius, self.roller_spacing
-        return r - math.sqrt(r * r - s * s / 4)
+    def slab_thickness(self) -> float:
+        return self.pulley_radius
+
+    @property
+    def pulley_link_mass(self) -> float:
+        """A pulley with the belt wrapped round it (a third of the belt's arcs)."""
+        return self.pulley_mass + self.belt_mass * (2 * math.pi * self.pulley_radius / 3) / self.belt_length
+
+    @property
+    def collision_radius(self) -> float:
+        return self.pulley_radius - COLLISION_MARGIN
+
+    @property
+    def cleat_angle(self) -> float:
+        """atan(2 h_c / p): the lean from both faces of a corner beyond which it sits between two cleats."""
+        return math.atan(2 * self.cleat_height / self.cleat_pitch)
 
     @property
     def guide_mass(self) -> float:
@@ -145,7 +206,7 @@ class TrackedSpec(Validated):
 
     @property
     def n_links(self) -> int:
-        return 1 + 1 + 1 + 1 + self.n_rollers  # base, drive, arm, guide, rollers
+        return 1 + 1 + 1 + 1 + 6  # base, drive, arm, guide, 3 pulleys, 3 slabs
 
     @property
     def link_length(self) -> float:
@@ -170,25 +231,30 @@ class TrackedSpec(Validated):
         a, l = self.inradius, self.track_side
         return np.array([[l / 2, -a], [0.0, 2 * a], [-l / 2, -a]])
 
-    def roller_positions(self) -> np.ndarray:
-        """(n, 2) roller centres (x, z) along the pulley-centre triangle, corners included once, run
-        F → T → R → F (the belt's forward run on the ground is R → F)."""
-        F, T, R = self.pulley_centres()
-        n = self.rollers_per_side
+    def faces(self):
+        """Per face i (F→T, T→R, R→F): (midpoint (x, z), outward normal n, belt direction t = ŷ × n)."""
+        P = self.pulley_centres()
         out = []
-        for P0, P1 in ((F, T), (T, R), (R, F)):
-            for k in range(n):
-                out.append(P0 + (P1 - P0) * k / n)
-        return np.array(out)
+        for i0, i1 in FACES:
+            mid = (P[i0] + P[i1]) / 2
+            n = mid / np.linalg.norm(mid)
+            out.append((mid, n, np.array([n[1], -n[0]])))
+        return out
 
     def body_mesh(self):
         return _prism_mesh(self.track_side, self.pulley_radius, self.width)
 
-    def base_mass_props(self) -> MassProps:
-        return mesh_mass_props(self.body_mesh(), self.body_mass - self.n_rollers * self.roller_mass)
+    def frame_mass(self) -> float:
+        return self.body_mass - self.belt_mass - 3 * self.pulley_mass
 
-    def roller_mass_props(self) -> MassProps:
-        return _cylinder_y(self.roller_mass, self.pulley_radius, self.width)
+    def base_mass_props(self) -> MassProps:
+        return mesh_mass_props(self.body_mesh(), self.frame_mass())
+
+    def pulley_mass_props(self) -> MassProps:
+        return _cylinder_y(self.pulley_link_mass, self.pulley_radius, self.width)
+
+    def slab_mass_props(self) -> MassProps:
+        return _box(self.slab_mass, (self.track_side, self.width, self.slab_thickness))
 
     def beam_mass(self) -> float:
         return self.arm_mass - self.guide_mass
@@ -206,16 +272,29 @@ class TrackedSpec(Validated):
         """The body (base link), for the asset README."""
         return self.base_mass_props()
 
+    def _belt_links(self):
+        """(name, centre (x, z), mass props, face angle) of the pulleys then the slabs."""
+        P = self.pulley_centres()
+        out = [(f"belt_pulley_{PULLEYS[i]}", P[i], self.pulley_mass_props(), 0.0) for i in range(3)]
+        s = self.slab_thickness
+        for i, (mid, n, t) in enumerate(self.faces()):
+            ang = math.atan2(-t[1], -t[0])  # the face direction P0 → P1 = −t
+            out.append((f"belt_slab_{i}", mid + n * (self.pulley_radius - s / 2), self.slab_mass_props(), ang))
+        return out
+
     def body_mass_props_total(self) -> tuple[float, np.ndarray]:
-        """Mass and inertia about the centre (URDF axes) of base + rollers: what the screw model's
-        body is. Roller spin inertia counted as if fixed (it is geared to the drive)."""
+        """Mass and inertia about the centre (URDF axes) of frame + pulleys + belt: what the screw
+        model's body is (the belt's motion round the body neglected)."""
         mb = self.base_mass_props()
         I = np.array(mb.inertia, float).copy()
-        mr = self.roller_mass_props()
-        for x, z in self.roller_positions():
+        m = mb.mass
+        for _, (x, z), mp, ang in self._belt_links():
+            c, s_ = math.cos(ang), math.sin(ang)
+            R = np.array([[c, 0, s_], [0, 1, 0], [-s_, 0, c]])  # rotation about y by −ang … as the URDF's rpy
             d = np.array([x, 0.0, z])
-            I += np.asarray(mr.inertia) + mr.mass * (d @ d * np.eye(3) - np.outer(d, d))
-        return mb.mass + self.n_rollers * mr.mass, I
+            I += R @ np.asarray(mp.inertia) @ R.T + mp.mass * (d @ d * np.eye(3) - np.outer(d, d))
+            m += mp.mass
+        return m, I
 
     def climb_params(self):
         """The screw model's parameters for this robot (lab.models.tracked_climb.ClimbParams)."""
@@ -235,19 +314,10 @@ class TrackedSpec(Validated):
                material_xml("frame", (0.30, 0.33, 0.38, 1.0)), material_xml("belt", (0.08, 0.08, 0.08, 1.0)),
                material_xml("arm", (0.85, 0.55, 0.15, 1.0)), material_xml("steel", (0.7, 0.72, 0.75, 1.0)),
                material_xml("mark", (0.9, 0.9, 0.9, 1.0))]
-        # base: visual = three side bars of the frame + a central block; no collision (the rollers are the belt)
-        vis = []
-        P = self.pulley_centres()
-        for P0, P1 in ((P[0], P[1]), (P[1], P[2]), (P[2], P[0])):
-            mid = (P0 + P1) / 2
-            d = P1 - P0
-            ang = math.atan2(d[1], d[0])
-            vis.append(f'    <visual><origin xyz="{fmt(mid[0])} 0 {fmt(mid[1])}" rpy="0 {fmt(-ang)} 0"/>'
-                       f'<geometry><box size="{fmt(np.hypot(*d))} {fmt(W * 1.02)} {fmt(0.5 * r)}"/></geometry>'
-                       '<material name="frame"/></visual>\n')
-        vis.append(f'    <visual><origin xyz="0 0 0"/><geometry><box size="{fmt(1.2 * a)} {fmt(W * 1.04)} '
-                   f'{fmt(1.2 * a)}"/></geometry><material name="frame"/></visual>\n')
-        out.append('  <link name="body">\n' + inertial_xml(self.base_mass_props()) + "".join(vis) + "  </link>\n")
+        # base: visual = a central block of the frame; no collision (the belt's links are the track)
+        vis = (f'    <visual><origin xyz="0 0 0"/><geometry><box size="{fmt(1.2 * a)} {fmt(W * 1.04)} '
+               f'{fmt(1.2 * a)}"/></geometry><material name="frame"/></visual>\n')
+        out.append('  <link name="body">\n' + inertial_xml(self.base_mass_props()) + vis + "  </link>\n")
         # drive link (the belt's single DOF): a small marker disc, no collision
         J = self.drive_inertia
         out.append('  <link name="drive">\n'
@@ -270,47 +340,71 @@ class TrackedSpec(Validated):
                    + f'    <visual><origin rpy="1.5707963268 0 0"/>{cyl}<material name="steel"/></visual>\n'
                    + f'    <collision><origin rpy="1.5707963268 0 0"/>{cyl}</collision>\n  </link>\n')
         out.append(_joint("guide_joint", "continuous", "arm", "guide", (-la, 0, 0), (0, 1, 0)))
-        # rollers
-        rm = self.roller_mass_props()
-        cylr = f'<geometry><cylinder radius="{fmt(r)}" length="{fmt(W)}"/></geometry>'
-        for i, (x, z) in enumerate(self.roller_positions()):
-            out.append(f'  <link name="roller_{i}">\n' + inertial_xml(rm)
-                       + f'    <visual><origin rpy="1.5707963268 0 0"/>{cylr}<material name="belt"/></visual>\n'
-                       + f'    <collision><origin rpy="1.5707963268 0 0"/>{cylr}</collision>\n  </link>\n')
-            out.append(_joint(f"roller_joint_{i}", "continuous", "body", f"roller_{i}", (x, 0, z), (0, 1, 0)))
+        # the belt: pulleys (collision radius shrunk by the margin) and slabs (boxes are exact in Bullet)
+        cyl_v = f'<geometry><cylinder radius="{fmt(r)}" length="{fmt(W)}"/></geometry>'
+        cyl_c = f'<geometry><cylinder radius="{fmt(self.collision_radius)}" length="{fmt(W)}"/></geometry>'
+        slab = f'<geometry><box size="{vec((self.track_side, W, self.slab_thickness))}"/></geometry>'
+        for name, (x, z), mp, ang in self._belt_links():
+            if name.startswith("belt_pulley"):
+                out.append(f'  <link name="{name}">\n' + inertial_xml(mp)
+                           + f'    <visual><origin rpy="1.5707963268 0 0"/>{cyl_v}<material name="belt"/></visual>\n'
+                           + f'    <collision><origin rpy="1.5707963268 0 0"/>{cyl_c}</collision>\n  </link>\n')
+                out.append(_joint(name.replace("belt_", "belt_joint_"), "continuous", "body", name, (x, 0, z),
+                                  (0, 1, 0)))
+            else:
+                out.append(f'  <link name="{name}">\n' + inertial_xml(mp)
+                           + f'    <visual>{slab}<material name="belt"/></visual>\n'
+                           + f'    <collision>{slab}</collision>\n  </link>\n')
+                # prismatic along the box's x, which is the face direction −t: axis −x moves along t
+                out.append(_joint(name.replace("belt_", "belt_joint_"), "prismatic", "body", name, (x, 0, z),
+                                  (-1, 0, 0), rpy=(0, -ang, 0), limit=(-1.0, 1.0, 1e4, 100.0)))
         out.append("</robot>\n")
         return "".join(out)
 
     # ---- engine-side extras -------------------------------------------------------------------
     def setup(self, world, body: int) -> None:
-        """Gear every roller to the drive joint (1:1, same sense), give the rollers the track's
-        friction and the guide wheel its own, and ask the World for the contact points."""
+        """Gear the pulleys (1:1) and the slabs (q̇ = r ψ̇) to the drive joint, give the belt the
+        track's friction and the guide wheel its own, and ask the World for the contact points."""
         from ..engine import pb
 
         c = world.client
         names = {c.getJointInfo(body, j)[12].decode(): j for j in range(c.getNumJoints(body))}
         drive = names["drive"]
-        for i in range(self.n_rollers):
-            link = names[f"roller_{i}"]
-            cid = c.createConstraint(body, drive, body, link, jointType=pb.JOINT_GEAR, jointAxis=[0, 1, 0],
+        slabs, gears = [], []
+        for name, j in sorted(names.items(), key=lambda kv: kv[1]):
+            if not name.startswith("belt_"):
+                continue
+            cid = c.createConstraint(body, drive, body, j, jointType=pb.JOINT_GEAR, jointAxis=[0, 1, 0],
                                      parentFramePosition=[0, 0, 0], childFramePosition=[0, 0, 0])
-            c.changeConstraint(cid, gearRatio=-1.0, maxForce=1e4, erp=0.2)
-            c.changeDynamics(body, link, lateralFriction=self.track_friction, rollingFriction=0.0,
+            if name.startswith("belt_slab"):
+                c.changeConstraint(cid, gearRatio=-1.0 / self.pulley_radius, maxForce=1e5, erp=0.2)
+                slabs.append(j)
+                gears.append(cid)
+            else:
+                c.changeConstraint(cid, gearRatio=-1.0, maxForce=1e5, erp=0.2)
+            c.changeDynamics(body, j, lateralFriction=self.track_friction, rollingFriction=0.0,
                              spinningFriction=0.0)
         c.changeDynamics(body, names["guide"], lateralFriction=self.guide_friction, rollingFriction=0.0,
                          spinningFriction=0.0)
         c.changeDynamics(body, names["arm"], lateralFriction=0.3)
+        world.belt_reset = _SlabReset(world, body, slabs, gears, self.pulley_radius)
         world.record_contacts = True  # the climb's support triangle and edge forces come from the contacts
 
+    @staticmethod
+    def after_step(world) -> None:
+        """Called by the World right after every stepSimulation: the conveyor slabs back to q = 0,
+        their velocity (the belt speed) kept."""
+        world.belt_reset()
 
-def _joint(name, kind, parent, child, xyz, axis, limit=None) -> str:
+
+def _joint(name, kind, parent, child, xyz, axis, limit=None, rpy=(0, 0, 0)) -> str:
     lim = ""
     if limit is not None:
         lim = (f'    <limit lower="{fmt(limit[0])}" upper="{fmt(limit[1])}" effort="{fmt(limit[2])}" '
                f'velocity="{fmt(limit[3])}"/>\n')
     return (f'  <joint name="{name}" type="{kind}">\n    <parent link="{parent}"/>\n    <child link="{child}"/>\n'
-            f'    <origin xyz="{vec(xyz)}" rpy="0 0 0"/>\n    <axis xyz="{vec(axis)}"/>\n{lim}'
+            f'    <origin xyz="{vec(xyz)}" rpy="{vec(rpy)}"/>\n    <axis xyz="{vec(axis)}"/>\n{lim}'
             '    <dynamics damping="0" friction="0"/>\n  </joint>\n')
 
 
-__all__ = ["TrackedSpec"]
+__all__ = ["TrackedSpec", "COLLISION_MARGIN"]

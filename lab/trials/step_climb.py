@@ -7,7 +7,7 @@ neither advancing nor over the edge), and computes the ``climb.*`` metrics of th
 controller's log.
 
 Definitions (engine side; the screw model's counterparts in lab.models.tracked_climb):
-    start        the first robot–step contact (a roller touching the step)
+    start        the first robot–step contact (the belt touching the step)
     over         the robot's COM passes over the edge line, perpendicular to gravity (it then tips
                  onto the step) — the model's end of the climb
     success      ``over`` happened and at the end of the run the body's centre is above the step
@@ -151,4 +151,28 @@ def check_drive_constants(spec, ctrl) -> None:
             raise ValueError(f"{name}: controller has {b}, robot has {a}; they must agree")
 
 
-__all__ = ["StepClimb", "climb_metrics", "check_drive_constants", "decided", "moving_average"]
+@register_trial("belt_slope")
+@dataclass(frozen=True)
+class BeltSlope(Trial):
+    """The tracked robot on a slope with its belt driven at a commanded speed (or locked): the
+    ``belt.body_speed_mps`` metric, the COM's mean speed along the slope (uphill positive) over the
+    last ``window`` seconds of the run (the belt's closed forms: hold below atan μ, slide above;
+    climb at the belt speed)."""
+
+    window: float = num(1.0, gt=0, le=100, unit="s", doc="averaging window at the end of the run")
+
+    def metrics(self, sim, series: dict) -> dict:
+        g = np.asarray(sim.world.gravity_W, float)
+        up = -g[:2]  # the slope turns gravity: its in-plane part points downhill
+        n = float(np.linalg.norm(up))
+        up = up / n if n > 1e-12 else np.array([1.0, 0.0])
+        t, xy = series["t"], series["xy"]
+        if len(t) < 2:
+            return {"belt.body_speed_mps": float("nan")}
+        m = sim.world.model.mass
+        s = (np.einsum("l,kli->ki", m, xy) / m.sum()) @ up  # the COM along the slope
+        i = min(int(np.searchsorted(t, t[-1] - self.window)), len(t) - 2)
+        return {"belt.body_speed_mps": float((s[-1] - s[i]) / (t[-1] - t[i]))}
+
+
+__all__ = ["BeltSlope", "StepClimb", "climb_metrics", "check_drive_constants", "decided", "moving_average"]

@@ -61,8 +61,9 @@ def engine_torque(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _joint_names(sc) -> list[str]:
-    # the URDF's movable joints in order: drive, arm, guide, rollers
-    return ["drive_joint", "arm_joint", "guide_joint"] + [f"roller_joint_{i}" for i in range(sc.robot.n_rollers)]
+    # the URDF's movable joints in order: drive, arm, guide, then the belt's pulleys and slabs
+    return (["drive_joint", "arm_joint", "guide_joint"] + [f"belt_joint_pulley_{c}" for c in "FTR"]
+            + [f"belt_joint_slab_{i}" for i in range(3)])
 
 
 def model_curve(sc):

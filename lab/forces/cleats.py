@@ -1,0 +1,221 @@
+"""Cleats (grousers) of the tracked robot's belt at the arena's convex edges: ``type = "cleats"``.
+
+Why a law. The engine's belt is smooth: at a step's edge it can only push (normal force) and rub
+(Coulomb, μN). A real track's cleats interlock with a convex corner: once the belt leans on the corner
+by more than φ_c = atan(2 h_c / p) from both of its faces (cleat height h_c, pitch p), the corner's tip
+reaches down between two cleats (a belt lying flat on one face rests on the cleats' tips instead), and
+the cleat face that comes up against it carries the tangential load — not μN, but up to the cleat's
+shear capacity, past which the cleat folds and the corner skips to the next gap.
+
+The law (pure, on the snapshot; Coulomb friction still acts in the engine):
+    for each convex edge of the arena (``arena.convex_edges()``: a line parallel to y, (x, z) and the
+    outward normals of its two faces) and the belt link pressing on it (contact rows of the snapshot
+    within ``edge_tolerance`` of the line; the one with the largest normal force), with n the contact
+    normal (from the edge into the belt):
+    1. engaged iff angle(n, n_face1) > φ_c and angle(n, n_face2) > φ_c;
+    2. the corner's belt coordinate s = u(p_B) − r ψ (u: arc length along the belt's rounded-triangle
+       centre path offset by r, in the direction the belt moves for ψ̇ > 0; ψ the drive angle, so s is a
+       material coordinate of the belt), and its offset from the nearest cleat φ = s mod p ∈ [−p/2, p/2);
+    3. inside a cleat (|φ| < t_c/2) the cleat pushes: penetration e = t_c/2 − |φ|, force on the belt
+       F = −sign(φ) k e û − c (v·û) û at the contact point (û: the belt's direction of motion there, v
+       the belt surface's velocity at the contact), k = G t_c W / h_c (a rubber block of shear modulus G
+       sheared over its height), c = 2 ζ √(k m_belt);
+    4. |F| ≤ ``capacity``: loaded beyond it the cleat folds, the corner pushes through it at the
+       capacity, and once past the cleat's middle (φ changes sign) the cleat pushes it on out of the
+       far side: it has skipped to the next gap.
+In the gap between two cleats the corner meets only Coulomb friction: a stalled belt slides by at most
+one pitch before a cleat face arrives.
+
+Cleat dimensions (the robot's ``cleat_height``, ``cleat_pitch``, ``cleat_capacity``, defaults 6 mm,
+30 mm, 300 N): a small-robot rubber track of the paper's size (0.2 m wide) — e.g. polyurethane T10
+timing belts with welded cleats every third tooth (30 mm), cleat profiles 5–10 mm high; square profile
+t_c = h_c = 6 mm. G = 1 MPa (soft track rubber, Shore ≈ 55A). Capacity: the cleat folds over a corner
+at a mean root shear stress of about G/4 (a shear strain of 0.25 at its root), 1 MPa/4 × 6 mm × 0.2 m
+= 300 N. These are estimates of a generic track, not the paper's (which gives no track data).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..fields import Validated, num
+from ..state import RobotState
+from . import register_force
+from .base import Wrench
+
+
+def belt_path(l: float, r: float):
+    """The belt's path in the body's x–z plane, in its direction of motion for ψ̇ > 0 (clockwise):
+    the bottom face F→R, the arc round R, the rear face R→T, round T, the front face T→F, round F.
+    Returns [(kind, data, start coordinate, length)] with kind "face" (start point, direction t,
+    outward normal n) or "arc" (centre, start normal)."""
+    a = l / (2 * math.sqrt(3))
+    P = {"F": np.array([l / 2, -a]), "T": np.array([0.0, 2 * a]), "R": np.array([-l / 2, -a])}
+    order = (("F", "R"), ("R", "T"), ("T", "F"))
+    out, s = [], 0.0
+    for k, (p0, p1) in enumerate(order):
+        t = (P[p1] - P[p0]) / l
+        n = np.array([-t[1], t[0]])  # t = ŷ × n in (x, z): n = t turned +90°
+        out.append(("face", (P[p0] + r * n, t, n), s, l))
+        s += l
+        out.append(("arc", (P[p1], n), s, 2 * math.pi * r / 3))
+        s += 2 * math.pi * r / 3
+    return out
+
+
+def belt_coordinate(p_xz, l: float, r: float) -> tuple[float, np.ndarray]:
+    """(arc length along the belt from the start of the bottom face, the belt's direction of motion
+    (x, z) there) of the envelope point nearest the body-frame point ``p_xz``."""
+    p = np.asarray(p_xz, float)
+    best = (math.inf, 0.0, np.array([1.0, 0.0]))
+    for kind, data, s0, length in belt_path(l, r):
+        if kind == "face":
+            q0, t, n = data
+            lam = float((p - q0) @ t)
+            if -1e-9 <= lam <= length + 1e-9:
+                d = abs(float((p - q0) @ n))
+                if d < best[0]:
+                    best = (d, s0 + lam, t)
+        else:
+            c, n0 = data
+            d_vec = p - c
+            rho = float(np.linalg.norm(d_vec))
+            if rho < 1e-12:
+                continue
+            th = math.atan2(n0[1] * d_vec[0] - n0[0] * d_vec[1], float(n0 @ d_vec))  # clockwise from n0
+            if -1e-9 <= th <= 2 * math.pi / 3 + 1e-9:
+                d = abs(rho - r)
+                if d < best[0]:
+                    u = d_vec / rho
+                    best = (d, s0 + r * th, np.array([u[1], -u[0]]))
+    return best[1], best[2]
+
+
+@dataclass(frozen=True)
+class CleatGeometry:
+    """What the law needs from the robot and the arena (bound by :meth:`Cleats.bind`)."""
+
+    enabled: bool
+    height: float
+    pitch: float
+    capacity: float
+    width: float
+    belt_mass: float
+    track_side: float
+    pulley_radius: float
+    edges: tuple
+
+
+@register_force("cleats")
+@dataclass(frozen=True)
+class Cleats(Validated):
+    """The cleat law above. The cleats' height, pitch and capacity are the robot's (``robot.cleats``,
+    ``robot.cleat_*``; ``cleats = false`` switches the law off); the edges are the arena's. Both are
+    bound when the scenario is built (:meth:`validate_scenario`), or by :meth:`bind` in tests."""
+
+    thickness: float = num(0.006, gt=0, le=0.05, unit="m", doc="t_c, cleat thickness along the belt (square profile)")
+    shear_modulus: float = num(1e6, gt=0, le=1e9, unit="Pa", doc="G of the cleat rubber (Shore ≈ 55A)")
+    damping_ratio: float = num(0.5, ge=0, le=2, doc="ζ of the cleat spring on the belt's mass")
+    edge_tolerance: float = num(0.003, gt=0, le=0.05, unit="m", doc="a contact this close to an edge line is on it")
+
+    def validate_scenario(self, robot=None, controller=None, arena=None, sim=None) -> None:
+        if robot is None or not hasattr(robot, "cleat_pitch"):
+            raise ValueError('type: "cleats" needs the tracked robot (its belt carries the cleats)')
+        edges = getattr(arena, "convex_edges", None)
+        object.__setattr__(self, "_geom", self.geometry(robot, edges() if callable(edges) else ()))
+
+    @staticmethod
+    def geometry(robot, edges) -> CleatGeometry:
+        return CleatGeometry(bool(robot.cleats), robot.cleat_height, robot.cleat_pitch, robot.cleat_capacity,
+                             robot.width, robot.belt_mass, robot.track_side, robot.pulley_radius, tuple(edges))
+
+    def bind(self, robot, edges) -> "Cleats":
+        object.__setattr__(self, "_geom", self.geometry(robot, edges))
+        return self
+
+    @property
+    def stiffness(self) -> float:
+        g = self._geom
+        return self.shear_modulus * self.thickness * g.width / g.height
+
+    @property
+    def damping(self) -> float:
+        return 2 * self.damping_ratio * math.sqrt(self.stiffness * self._geom.belt_mass)
+
+    @property
+    def engage_angle(self) -> float:
+        g = self._geom
+        return math.atan(2 * g.height / g.pitch)
+
+    def _links(self, model):
+        cache = self.__dict__.get("_cache")
+        if cache is None or cache[0] is not model:
+            mask = np.array([n.startswith("belt_") for n in model.link_names])
+            cache = (model, mask, model.joint_index("drive_joint"))
+            object.__setattr__(self, "_cache", cache)
+        return cache[1], cache[2]
+
+    def forces(self, state: RobotState) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """[(link, force (3,), point (3,))] of the engaged cleats."""
+        g = self._geom
+        cs = state.contacts
+        if not g.enabled or cs is None or not len(cs) or not g.edges:
+            return []
+        mask, j_drive = self._links(state.model)
+        link = cs[:, 0].astype(int)
+        on_belt = mask[np.clip(link, 0, len(mask) - 1)]
+        if not on_belt.any():
+            return []
+        rows = cs[on_belt]
+        R0, p0 = state.R_WB[0], state.p_W[0]
+        psi = float(state.q[j_drive])
+        k, c, half = self.stiffness, self.damping, self.thickness / 2
+        phi_c = self.engage_angle
+        out = []
+        for (xe, ze), n1, n2 in g.edges:
+            near = np.hypot(rows[:, 2] - xe, rows[:, 4] - ze) < self.edge_tolerance
+            if not near.any():
+                continue
+            E = rows[near]
+            links = E[:, 0].astype(int)
+            best = max(set(links.tolist()), key=lambda L: E[links == L, 8].sum())
+            E = E[links == best]
+            n = E[:, 5:8].mean(axis=0)
+            nxz = np.array([n[0], n[2]])
+            nn = float(np.linalg.norm(nxz))
+            if nn < 1e-9:
+                continue
+            nxz /= nn
+            lean1 = math.acos(min(1.0, max(-1.0, float(nxz @ n1))))
+            lean2 = math.acos(min(1.0, max(-1.0, float(nxz @ n2))))
+            if min(lean1, lean2) <= phi_c:
+                continue  # the belt lies on a face: the cleats' tips rest on it (friction only)
+            pc = E[:, 2:5].mean(axis=0)
+            pB = R0.T @ (pc - p0)
+            s, t_B = belt_coordinate((pB[0], pB[2]), g.track_side, g.pulley_radius)
+            s -= g.pulley_radius * psi
+            phi = (s + g.pitch / 2) % g.pitch - g.pitch / 2
+            e = half - abs(phi)
+            if e <= 0.0:
+                continue  # in the gap between two cleats: Coulomb friction only
+            u = R0 @ np.array([t_B[0], 0.0, t_B[1]])
+            v = state.v_W[best] + np.cross(state.w_W[best], pc - state.p_W[best])
+            f = -math.copysign(min(k * e, g.capacity), phi) - c * float(v @ u)
+            f = max(-g.capacity, min(g.capacity, f))
+            out.append((best, f * u, pc))
+        return out
+
+    def __call__(self, state: RobotState, t: float) -> Wrench:
+        n = state.model.n_links
+        F = np.zeros((n, 3))
+        T = np.zeros((n, 3))
+        for link, f, pc in self.forces(state):
+            F[link] += f
+            T[link] += np.cross(pc - state.p_W[link], f)
+        return Wrench(F, T)
+
+
+__all__ = ["Cleats", "CleatGeometry", "belt_coordinate", "belt_path"]

@@ -1,0 +1,134 @@
+"""The cleat law (lab.forces.cleats) on hand-made snapshots, and the engine gates T4–T5 of issue #14."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lab.forces.cleats import Cleats, belt_coordinate
+from lab.robots.tracked import TrackedSpec
+from lab.state import ModelInfo, RobotState
+
+SPEC = TrackedSpec()
+L, R = SPEC.track_side, SPEC.pulley_radius
+A = SPEC.inradius
+LINKS = ("body", "drive", "arm", "guide", "belt_pulley_F", "belt_pulley_T", "belt_pulley_R", "belt_slab_0",
+         "belt_slab_1", "belt_slab_2")
+JOINTS = ("drive_joint", "arm_joint", "guide_joint", "belt_joint_pulley_F", "belt_joint_pulley_T",
+          "belt_joint_pulley_R", "belt_joint_slab_0", "belt_joint_slab_1", "belt_joint_slab_2")
+RIDGE = (((0.0, 0.0), (-math.sqrt(0.5), math.sqrt(0.5)), (math.sqrt(0.5), math.sqrt(0.5))),)
+STEP = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)),)
+
+
+def _state(psi, v_slab=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0)):
+    n = len(LINKS)
+    model = ModelInfo(mass=np.ones(n), I_B=np.tile(np.eye(3), (n, 1, 1)), link_length=L + 2 * R, gravity=9.81,
+                      effort=1.0, link_names=LINKS, joint_names=JOINTS, dt=0.001)
+    p = np.zeros((n, 3))
+    p[:, 2] = A + R  # the body resting on its base face, centre above the corner at x = 0
+    p[9] = (0.0, 0.0, R / 2)  # the bottom slab's centre
+    quat = np.tile([0.0, 0.0, 0.0, 1.0], (n, 1))
+    v = np.zeros((n, 3))
+    v[9] = v_slab
+    q = np.zeros(len(JOINTS))
+    q[0] = psi
+    row = [9, 1, 0.0, 0.0, 0.0, *normal, 20.0, 0.0, 0.0, 0.0]
+    return RobotState(t=0.0, p_W=p, quat_W=quat, v_W=v, w_W=np.zeros((n, 3)), q=q, qd=np.zeros(len(JOINTS)),
+                      model=model, contacts=np.array([row], float))
+
+
+def _psi_for(phi):
+    """The drive angle that puts the corner (body x = 0 on the bottom face, belt coordinate l/2) at
+    offset φ from the nearest cleat: s = l/2 − r ψ ≡ φ (mod p)."""
+    return (L / 2 - phi) / R
+
+
+def test_belt_coordinate_runs_round_the_envelope_in_the_belts_direction():
+    s, t = belt_coordinate((0.03, -A - R), L, R)  # bottom face: from F (x = l/2) backwards
+    assert s == pytest.approx(L / 2 - 0.03) and np.allclose(t, (-1, 0))
+    s, t = belt_coordinate((0.0, 2 * A + R), L, R)  # the top of pulley T: half-way round its arc
+    assert s == pytest.approx(2 * L + 2 * math.pi * R / 3 + math.pi * R / 3)
+    assert np.allclose(t, (1, 0))  # clockwise: the top moves forward
+    # the front face, T → F, moves down and forward
+    mid = np.array([L / 4, A / 2]) + R * np.array([math.cos(math.radians(30)), math.sin(math.radians(30))])
+    s, t = belt_coordinate(mid, L, R)
+    assert s == pytest.approx(2 * L + 4 * math.pi * R / 3 + L / 2)
+    assert np.allclose(t, (0.5, -math.sqrt(3) / 2))
+
+
+def test_engaged_cleat_pushes_the_belt_back_against_its_motion_with_k_times_the_penetration():
+    law = Cleats().bind(TrackedSpec(cleat_capacity=1e4), RIDGE)
+    k = law.shear_modulus * law.thickness * SPEC.width / SPEC.cleat_height
+    assert law.stiffness == pytest.approx(k) and k == pytest.approx(2e5)
+    phi = 0.001  # the corner 1 mm past the cleat's middle… on the side it came from: e = t_c/2 − φ
+    F = law(_state(_psi_for(phi)), 0.0)
+    e = law.thickness / 2 - phi
+    # on the bottom face the belt moves along −x (û); the cleat behind the corner (φ > 0) is pushed back: −û
+    assert F.F_W[9] == pytest.approx([k * e, 0.0, 0.0])
+    assert np.allclose(np.delete(F.F_W, 9, axis=0), 0.0)
+    # applied at the corner, below the slab's centre: the moment r × F
+    assert F.T_W[9] == pytest.approx(np.cross([0.0, 0.0, -R / 2], [k * e, 0.0, 0.0]))
+    # the other side of the cleat pushes the other way
+    assert law(_state(_psi_for(-phi)), 0.0).F_W[9, 0] == pytest.approx(-k * e)
+
+
+def test_damping_capacity_gap_lean_and_the_smooth_belt():
+    law = Cleats().bind(SPEC, RIDGE)
+    phi = 0.001
+    # damping along û on the belt surface's velocity at the corner
+    F0 = law(_state(_psi_for(phi)), 0.0).F_W[9, 0]
+    F1 = law(_state(_psi_for(phi), v_slab=(-0.01, 0.0, 0.0)), 0.0).F_W[9, 0]
+    assert F0 == pytest.approx(min(law.stiffness * (law.thickness / 2 - phi), SPEC.cleat_capacity))
+    assert F1 - F0 == pytest.approx(-law.damping * 0.01) or F0 == SPEC.cleat_capacity
+    # capped at the capacity (a deep penetration: k e = 500 N > 300 N)
+    assert law(_state(_psi_for(0.0005)), 0.0).F_W[9, 0] == pytest.approx(SPEC.cleat_capacity)
+    # in the gap between two cleats: nothing (Coulomb friction is the engine's)
+    assert np.allclose(law(_state(_psi_for(0.01)), 0.0).F_W, 0.0)
+    # a belt lying flat on a step's top face does not engage (lean 0 from the top face)
+    assert np.allclose(Cleats().bind(SPEC, STEP)(_state(_psi_for(phi)), 0.0).F_W, 0.0)
+    # …nor does it below atan(2 h_c/p) = 21.8° from either face: a normal 20° off the top face's
+    tilt = math.radians(20.0)
+    st = _state(_psi_for(phi), normal=(-math.sin(tilt), 0.0, math.cos(tilt)))
+    assert np.allclose(Cleats().bind(SPEC, STEP)(st, 0.0).F_W, 0.0)
+    tilt = math.radians(25.0)
+    st = _state(_psi_for(phi), normal=(-math.sin(tilt), 0.0, math.cos(tilt)))
+    assert not np.allclose(Cleats().bind(SPEC, STEP)(st, 0.0).F_W, 0.0)
+    assert SPEC.cleat_angle == pytest.approx(math.atan(2 * 0.006 / 0.03))
+    # the smooth belt
+    assert np.allclose(Cleats().bind(TrackedSpec(cleats=False), RIDGE)(_state(_psi_for(phi)), 0.0).F_W, 0.0)
+    # a contact away from every edge
+    assert np.allclose(Cleats().bind(SPEC, (((0.5, 0.0), *RIDGE[0][1:]),))(_state(_psi_for(phi)), 0.0).F_W, 0.0)
+
+
+def _ridges_run(alpha, v, overrides=(), T=3.0, window=1.0, ridges=("arena.n_ridges=2", "arena.ridge_spacing=0.18",
+                                                                    "arena.ridge_x=-0.0835")):
+    """The robot on sharp 90° ridges across a slope, turned round (heading 180°: its arm, held straight
+    back, points uphill and keeps the COM from tipping it over the lower ridge); the belt locked (v = 0)
+    or driven uphill (v > 0: the belt runs backwards). Returns the COM's speed up the slope."""
+    from lab import scenario as scn
+    from lab.runner import run_scenario
+
+    sc = scn.load("tracked_slope", [f"arena.slope_deg={alpha}", f"controller.belt_speed={-v}", *ridges,
+                                    "arena.ridge_height=0.01", "init.heading_deg=180", f"sim.duration={T}",
+                                    f"trial.window={window}", *overrides])
+    return run_scenario(sc).metrics["belt.body_speed_mps"]
+
+
+@pytest.mark.slow
+def test_T4_ridges_hold_iff_the_weight_is_within_friction_plus_the_cleats_capacity():
+    """T4: belt locked on two ridges 6 pitches apart (both corners 0.5 mm from a cleat face at the
+    start, so the test sees statics, not the impact of a cleat arriving at speed): holds iff
+    W sin α ≤ μ W cos α + 2 C. With C = 6 N, α* = 47.5°: held at α* − 2° (measured creep < 0.1 mm/s),
+    slides at α* + 2°. The smooth belt slides at 45°, above atan μ; the default cleats (300 N each)
+    hold there."""
+    from scipy.optimize import brentq
+
+    W = (SPEC.body_mass + SPEC.arm_mass + 0.01) * 9.81
+    mu = SPEC.track_friction
+    cap = 6.0
+    a_star = math.degrees(brentq(lambda a: W * (math.sin(a) - mu * math.cos(a)) - 2 * cap, 0.3, 1.3))
+    assert a_star == pytest.approx(47.5, abs=0.1)
+    assert abs(_ridges_run(a_star - 2.0, 0.0, [f"robot.cleat_capacity={cap}"])) < 0.5e-3
+    assert _ridges_run(a_star + 2.0, 0.0, [f"robot.cleat_capacity={cap}"]) < -0.05
+    assert abs(_ridges_run(45.0, 0.0)) < 0.5e-3
+    assert _ridges_run(45.0, 0.0, ["robot.cleats=false"], T=1.0, window=0.5) < -0.05
