@@ -6,7 +6,7 @@ LAB    := $(VENV)/bin/lab
 STAMP  := $(VENV)/.installed-stamp
 OUT    ?= runs/flagship
 
-.PHONY: run test check urdf bench report sweep clean
+.PHONY: run test check urdf bench report sweep clean regress-record
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,9 +18,15 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(LAB) run snake_passive_creeping --out $(OUT) --overwrite
 
-## the test suite (physics, robots, scenarios, CLI, GUI smoke test under Xvfb)
+## the test suite (physics, robots, scenarios, CLI, GUI smoke test under Xvfb), then the lab's own
+## regression suite against its committed baseline (a table of what drifted if anything did)
 test: $(STAMP)
 	$(PY) -m pytest -q
+	$(LAB) regress check regression --baseline tests/baselines/regression --workers 2
+
+## after an intended physics change: re-record the baseline, and commit it with the change and the reason
+regress-record: $(STAMP)
+	$(LAB) regress record regression --out tests/baselines/regression --overwrite --workers 2
 
 check: $(STAMP)
 	$(LAB) check --out runs/checks --overwrite
