@@ -41,7 +41,11 @@ def _common(p: argparse.ArgumentParser, gui: bool = True) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="lab", description="Virtual robot lab on PyBullet.")
-    ap.add_argument("-v", "--verbose", action="store_true")
+    loud = ap.add_mutually_exclusive_group()
+    loud.add_argument("-v", "--verbose", action="store_true", help="log progress (level INFO)")
+    loud.add_argument("-q", "--quiet", action="store_true", help="log errors only (level ERROR)")
+    loud.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None,
+                      help="log level (default: warning)")
     ap.add_argument("--version", action="version", version=f"lab {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
@@ -59,8 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p, gui=False)
 
     p = sub.add_parser("urdf", help="write a robot's URDF")
-    p.add_argument("robot", help="robot type: snake, eel")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
+    p.add_argument("robot", help="robot type (see `lab list`)")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="a robot field, as in scenarios (robot.n_modules=12) or bare (n_modules=12)")
     p.add_argument("-o", "--output", type=Path, default=None, help="file to write (default: stdout)")
     p.add_argument("--overwrite", action="store_true", help="replace the -o file if it exists")
     p.add_argument("--out", type=Path, default=None, help=argparse.SUPPRESS)
@@ -174,7 +179,9 @@ def cmd_urdf(args) -> int:
 
     if args.robot not in ROBOTS:
         raise LabError("lab urdf", f"unknown robot {args.robot!r}; allowed: {', '.join(ROBOTS)}")
-    data = apply_overrides({}, args.overrides)
+    # the run form (robot.n_modules=12) as everywhere else; the bare form (n_modules=12) still works
+    overrides = [o[len("robot."):] if o.startswith("robot.") else o for o in args.overrides]
+    data = apply_overrides({}, overrides)
     spec = build(ROBOTS[args.robot], data, args.robot)
     if args.output is not None:
         target = check_file(args.output, "-o", overwrite=args.overwrite)
@@ -232,8 +239,9 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help and --version print and stop
             return exc.code if isinstance(exc.code, int) else EXIT_OK
-        if args.verbose:
-            logging.getLogger().setLevel(logging.INFO)
+        level = (args.log_level.upper() if args.log_level else
+                 "INFO" if args.verbose else "ERROR" if args.quiet else "WARNING")
+        logging.getLogger().setLevel(level)
         args.command = ["lab", *argv]  # as typed, for provenance.json
         handler = COMMANDS.get(args.cmd) or getattr(args, "handler", None)
         return handler(args)

@@ -1,0 +1,23 @@
+"""CLI flags that behave the same everywhere: the run form of robot keys in `lab urdf`, -q/-v/--log-level."""
+
+import logging
+
+from lab.cli import main
+
+
+def test_urdf_takes_the_run_form_of_robot_keys(capsys):
+    assert main(["urdf", "snake", "--set", "robot.n_modules=3"]) == 0
+    run_form = capsys.readouterr().out
+    assert main(["urdf", "snake", "--set", "n_modules=3"]) == 0
+    assert capsys.readouterr().out == run_form and run_form.count("<link ") == 3
+
+
+def test_log_levels(capsys):
+    for argv, level in ((["-q"], logging.ERROR), (["-v"], logging.INFO), (["--log-level", "debug"], logging.DEBUG),
+                        ([], logging.WARNING)):
+        assert main([*argv, "list"]) == 0
+        assert logging.getLogger().level == level
+    capsys.readouterr()
+    assert main(["-q", "-v", "list"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not allowed with" in err[0]
