@@ -132,3 +132,14 @@ def test_T4_ridges_hold_iff_the_weight_is_within_friction_plus_the_cleats_capaci
     assert _ridges_run(a_star + 2.0, 0.0, [f"robot.cleat_capacity={cap}"]) < -0.05
     assert abs(_ridges_run(45.0, 0.0)) < 0.5e-3
     assert _ridges_run(45.0, 0.0, ["robot.cleats=false"], T=1.0, window=0.5) < -0.05
+
+
+@pytest.mark.slow
+def test_T5_driven_over_ridges_steeper_than_atan_mu_cleats_climb_at_the_belt_speed_smooth_slides():
+    """T5: a ridge every cleat pitch (3 cm) on a 45° slope (atan μ = 38.7°), belt driven uphill at
+    3 cm/s: with cleats the COM climbs at the belt speed (measured 0.0300 m/s); the smooth belt slides
+    back. (Ridges 9 cm apart tip the robot over its lower ridge at 45° once the lowest one leaves the
+    belt: the COM's vertical then falls outside the support — statics, not the cleats.)"""
+    ridges = ("arena.n_ridges=21", "arena.ridge_spacing=0.03", "arena.ridge_x=-0.2035")
+    assert _ridges_run(45.0, 0.03, ridges=ridges, T=3.0, window=1.5) == pytest.approx(0.03, rel=0.03)
+    assert _ridges_run(45.0, 0.03, ["robot.cleats=false"], ridges=ridges, T=1.0, window=0.5) < -0.05

@@ -107,6 +107,7 @@ class CleatGeometry:
     track_side: float
     pulley_radius: float
     edges: tuple
+    belt_mass_eff: float = 1.0  # the belt's mass along its run, pulleys' inertia included (kg)
 
 
 @register_force("cleats")
@@ -130,7 +131,8 @@ class Cleats(Validated):
     @staticmethod
     def geometry(robot, edges) -> CleatGeometry:
         return CleatGeometry(bool(robot.cleats), robot.cleat_height, robot.cleat_pitch, robot.cleat_capacity,
-                             robot.width, robot.belt_mass, robot.track_side, robot.pulley_radius, tuple(edges))
+                             robot.width, robot.belt_mass, robot.track_side, robot.pulley_radius, tuple(edges),
+                             robot.belt_mass + 1.5 * robot.pulley_mass)
 
     def bind(self, robot, edges) -> "Cleats":
         object.__setattr__(self, "_geom", self.geometry(robot, edges))
@@ -174,7 +176,7 @@ class Cleats(Validated):
         psi = float(state.q[j_drive])
         k, c, half = self.stiffness, self.damping, self.thickness / 2
         phi_c = self.engage_angle
-        out = []
+        hits = []
         for (xe, ze), n1, n2 in g.edges:
             near = np.hypot(rows[:, 2] - xe, rows[:, 4] - ze) < self.edge_tolerance
             if not near.any():
@@ -203,9 +205,22 @@ class Cleats(Validated):
                 continue  # in the gap between two cleats: Coulomb friction only
             u = R0 @ np.array([t_B[0], 0.0, t_B[1]])
             v = state.v_W[best] + np.cross(state.w_W[best], pc - state.p_W[best])
-            f = -math.copysign(min(k * e, g.capacity), phi) - c * float(v @ u)
+            hits.append((best, e, phi, u, float(v @ u), pc))
+        if not hits:
+            return []
+        # The explicit spring-damper must stay resolved by the step: the engaged cleats act on the
+        # belt, whose mass along its run is m_b = belt + pulleys' J/r² (solid discs: m/2 each). n
+        # cleats in parallel would give ω = √(n k/m_b) and n c dt/m_b; above ω dt = 1 or c dt/m_b = 1
+        # both are scaled down together (the holding force, set by the capacities, is unchanged).
+        dt = state.model.dt or 1e-3
+        n = len(hits)
+        scale = min(1.0, g.belt_mass_eff / (dt * dt * n * k), g.belt_mass_eff / (dt * n * c) if c > 0 else 1.0)
+        k_s, c_s = k * scale, c * scale
+        out = []
+        for link, e, phi, u, vu, pc in hits:
+            f = -math.copysign(min(k_s * e, g.capacity), phi) - c_s * vu
             f = max(-g.capacity, min(g.capacity, f))
-            out.append((best, f * u, pc))
+            out.append((link, f * u, pc))
         return out
 
     def __call__(self, state: RobotState, t: float) -> Wrench:
