@@ -77,12 +77,14 @@ def test_a_failing_section_is_reported_and_the_rest_still_built(tmp_path, capsys
     assert "a \\| b" in (tmp_path / "report.md").read_text(encoding="utf-8")
 
 
-def test_markdown_subset():
-    html = md_to_html("# Title\n\nA *b* and **c** with `x<y`.\n- item 1\n  continued\n- item 2\n\nEnd.")
-    assert "<h3>Title</h3>" in html
+def test_markdown_is_rendered_by_a_markdown_library():
+    html = md_to_html("# Title\n\nA *b* and **c** with `x<y`.\n- item 1\n  continued\n- item 2\n\nEnd.\n\n"
+                      "| a | b |\n|---|---|\n| 1 | <script> |\n")
+    assert "<h3>Title</h3>" in html  # demoted under the section's <h2>
     assert "<p>A <em>b</em> and <strong>c</strong> with <code>x&lt;y</code>.</p>" in html
-    assert "<ul><li>item 1 continued</li><li>item 2</li></ul>" in html
-    assert html.endswith("<p>End.</p>")
+    assert "<li>item 1\ncontinued</li>" in html and "<li>item 2</li>" in html
+    assert "<table>" in html and "<td>&lt;script&gt;</td>" in html  # tables render; raw HTML is escaped
+    assert "<p>End.</p>" in html
 
 
 def test_row_marks_are_checked():

@@ -1,19 +1,19 @@
 """``report.md`` (figures linked) and a self-contained ``report.html`` (figures embedded as base64,
-plain HTML + CSS). Section bodies are a small markdown subset converted here, so the report needs no
-extra dependency: headings, paragraphs, ``-`` lists, ``**bold**``, ``*italic*``, `` `code` ``."""
+plain HTML + CSS). Section bodies, captions and table cells are Markdown, rendered with markdown-it-py
+(CommonMark plus tables; raw HTML off, so text from a section is always escaped). Marks are text
+badges styled by CSS, not emoji: a machine without an emoji font shows them too."""
 
 from __future__ import annotations
 
 import base64
 import html
 import os
-import re
 from pathlib import Path
 
 from ..results import write_text_atomic
 from .core import SectionOutcome
 
-MARK_SYMBOL = {"pass": "✅ pass", "warn": "⚠️ warn", "fail": "❌ fail", "info": "ℹ️ info"}
+MARK_SYMBOL = {"pass": "pass", "warn": "warn", "fail": "FAIL", "info": "info"}
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 980px; margin: 2em auto;
@@ -26,6 +26,10 @@ th, td { border: 1px solid #ccc; padding: .3em .55em; text-align: left; vertical
 th { background: #f0f0f0; }
 td.pass { background: #e6f4ea; } td.warn { background: #fff4d6; } td.fail { background: #fde2e1; }
 td.info { background: #eef1f6; }
+.badge { display: inline-block; padding: 0 .45em; border-radius: 3px; font-size: .85em; font-weight: 600;
+         color: #fff; letter-spacing: .02em; }
+.badge.pass { background: #2e7d32; } .badge.warn { background: #b26a00; } .badge.fail { background: #c62828; }
+.badge.info { background: #52657a; }
 figure { margin: 1.2em 0; text-align: center; }
 figure img { max-width: 100%; border: 1px solid #ddd; }
 figcaption { color: #555; font-size: .9em; margin-top: .3em; }
@@ -84,62 +88,37 @@ def to_markdown(out: Path, outcomes: list[SectionOutcome], meta: dict) -> str:
         if oc.result.table:
             lines += ["| quantity | lab | paper | mark | note |", "|---|---|---|---|---|"]
             for r in oc.result.table:
-                lines.append(f"| {_cell(r.quantity)} | {_cell(r.lab)} | {_cell(r.paper)} | {MARK_SYMBOL[r.mark]} | "
+                lines.append(f"| {_cell(r.quantity)} | {_cell(r.lab)} | {_cell(r.paper)} | **{MARK_SYMBOL[r.mark]}** | "
                              f"{_cell(r.note)} |")
             lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 
 
-# ------------------------------------------------------------------ markdown subset → HTML
+# ------------------------------------------------------------------ Markdown → HTML (markdown-it-py)
+_MD = None
+
+
+def _md():
+    global _MD
+    if _MD is None:
+        from markdown_it import MarkdownIt
+
+        _MD = MarkdownIt("commonmark", {"html": False}).enable("table")
+    return _MD
 
 
 def inline(text: str) -> str:
-    """Escape, then `code`, **bold**, *italic* (code spans are protected from the other two)."""
-    parts = re.split(r"(`[^`]+`)", text)
-    out = []
-    for p in parts:
-        if p.startswith("`") and p.endswith("`") and len(p) > 1:
-            out.append(f"<code>{html.escape(p[1:-1])}</code>")
-            continue
-        p = html.escape(p)
-        p = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", p)
-        p = re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", p)
-        out.append(p)
-    return "".join(out)
+    """One line of Markdown (a table cell, a caption) as inline HTML."""
+    return _md().renderInline(str(text))
 
 
 def md_to_html(md: str) -> str:
-    blocks, para, items = [], [], []
-
-    def flush():
-        if para:
-            blocks.append(f"<p>{inline(' '.join(para))}</p>")
-            para.clear()
-        if items:
-            blocks.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in items) + "</ul>")
-            items.clear()
-
-    for line in md.splitlines():
-        s = line.strip()
-        m = re.match(r"^(#{1,4})\s+(.*)$", s)
-        if not s:
-            flush()
-        elif m:
-            flush()
-            level = min(len(m.group(1)) + 2, 6)  # section bodies sit under <h2>
-            blocks.append(f"<h{level}>{inline(m.group(2))}</h{level}>")
-        elif re.match(r"^[-*]\s+", s):
-            if para:
-                flush()
-            items.append(re.sub(r"^[-*]\s+", "", s))
-        elif items and line.startswith(("  ", "\t")):
-            items[-1] += " " + s  # continuation of a list item
-        else:
-            if items:
-                flush()
-            para.append(s)
-    flush()
-    return "\n".join(blocks)
+    """A section body as HTML; its headings are demoted by two levels (they sit under the <h2>)."""
+    tokens = _md().parse(md)
+    for t in tokens:
+        if t.type in ("heading_open", "heading_close"):
+            t.tag = f"h{min(int(t.tag[1]) + 2, 6)}"
+    return _md().renderer.render(tokens, _md().options, {}).strip()
 
 
 def _img(path: Path) -> str:
@@ -176,7 +155,8 @@ def to_html(outcomes: list[SectionOutcome], meta: dict) -> str:
             h.append("<table><tr><th>quantity</th><th>lab</th><th>paper</th><th>mark</th><th>note</th></tr>")
             for r in oc.result.table:
                 h.append(f"<tr><td>{inline(r.quantity)}</td><td>{inline(r.lab)}</td><td>{inline(r.paper)}</td>"
-                         f'<td class="{r.mark}">{e(MARK_SYMBOL[r.mark])}</td><td>{inline(r.note)}</td></tr>')
+                         f'<td class="{r.mark}"><span class="badge {r.mark}">{e(MARK_SYMBOL[r.mark])}</span></td>'
+                         f"<td>{inline(r.note)}</td></tr>")
             h.append("</table>")
     h.append("</body></html>")
     return "\n".join(h) + "\n"
