@@ -64,6 +64,16 @@ TOL = {
     "climb.peak_torque_rel": Tol(
         0.10, "issue bar; the model is quasi-static and rigid with no slip; the engine torque is a 0.1 s moving "
               "average of the PI-servoed joint torques (contact jitter), eq. 11 referred to the commanded θ̇"),
+    # step_climb (issue #14): the engine loses energy at the riser and at the ground pulley, so its climb-phase
+    # peak may only be higher than the lossless quasi-static model's.
+    "climb.peak_ratio_lo": Tol(0.95, "issue #14: engine/model peak ≥ 0.95 (the engine may only be higher; 5 % for the "
+                                     "0.1 s average of the servoed joint torques)"),
+    "climb.peak_ratio_hi": Tol(1.25, "issue #14: engine/model peak ≤ 1.25 (losses at the riser and the ground pulley)"),
+    "climb.work_rel": Tol(0.30, "issue #14: the motor's work ∫τ_m dθ over the climb window, engine vs model"),
+    "climb.time_rel": Tol(0.15, "issue #14: flip start → COM over the edge, engine vs model"),
+    "climb.differential_height_lo": Tol(0.10, "issue #14: the single-motor differential mode must climb 0.10 m"),
+    "climb.closed_form_rel": Tol(0.002, "the model's climb-phase peak vs its closed form: the path is sampled "
+                                        "(measured ≤ 0.12 %)"),
     # step_climb: the engine's largest climbable height must lie between the paper's experiment and theory.
     "climb.max_height_lo": Tol(0.17, "Hu 2013 §6: 17 cm climbed in the experiment (0.3 m arm, 0.3 rad/s)"),
     "climb.max_height_hi": Tol(0.195, "Hu 2013 §4.3: theoretical limit min(l, l − r) = 0.195 m"),

@@ -251,3 +251,20 @@ def test_path_closure_and_paper_trends():
     # the momentum balance's tangential edge force is the Lagrangian belt force
     c = r5.phase == 1
     assert np.allclose(r5.edge_tangent[c], r5.belt_force[c], atol=1e-9)
+
+
+def test_climb_phase_peak_torque_has_a_closed_form_flat_in_the_step_height():
+    """At arm angle 0 the step height drops out of eq. 12: every climb starts from the same pose, and the
+    climb-phase peak is τ = g (m_w + (1 − ρ) m_a)(l_z + r/i2) L₀/(L₀ + l_z)/(i0 i1), L₀ = √(l_a² − (z_p − r_d)²),
+    ρ = d_a/l_a; it rises with the arm length (against the paper's Fig 10)."""
+    from lab.papers.hu2013_tracked.checks import peak_closed_form
+    from lab.tolerances import tol
+
+    peaks = []
+    for la in (0.25, 0.30, 0.35, 0.40):
+        p = ClimbParams(arm_length=la)
+        cf = peak_closed_form(p)
+        for h in (0.05, 0.10, 0.15):
+            assert climb(p, h, 0.5).peak_climb_torque == pytest.approx(cf, rel=tol("climb.closed_form_rel"))
+        peaks.append(cf)
+    assert np.all(np.diff(peaks) > 0)

@@ -273,3 +273,18 @@ def test_climbs_two_stairs_flipping_at_each_riser():
     assert L["body"][-1][2] == pytest.approx(top, abs=0.01)  # resting on a face on the top tread
     assert math.degrees(L["pitch"][-1]) == pytest.approx(240.0, abs=3.0)  # two 120° roll-overs
     assert L["body"][-1][0] > sc.arena.step_x + sc.arena.tread  # beyond the second riser
+
+
+@pytest.mark.slow
+def test_independent_mode_climbs_the_papers_017_m_with_the_default_cleats():
+    """The paper's experiment: 0.17 m with the 0.3 m arm; the default belt (μ = 0.8, default cleats) climbs
+    it, and its climb-phase peak motor torque is within [0.95, 1.25] of the screw model's (measured 1.17)."""
+    from lab import scenario as scn
+    from lab.models.tracked_climb import climb
+    from lab.runner import run_scenario
+
+    sc = scn.load("tracked_step_climb", ["arena.step_height=0.17", "trial.stop_when_decided=true", "sim.duration=16"])
+    m = run_scenario(sc).metrics
+    assert m["climb.success"]
+    ratio = m["climb.peak_climb_torque_Nm"] / climb(sc.robot.climb_params(), 0.17, 0.5).peak_climb_torque
+    assert tol("climb.peak_ratio_lo") <= ratio <= tol("climb.peak_ratio_hi")

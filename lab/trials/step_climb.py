@@ -18,6 +18,10 @@ Definitions (engine side; the screw model's counterparts in lab.models.tracked_c
                  to over, after a 0.1 s moving average (the engine's contact solve makes the joint
                  torques jitter step to step; the model is quasi-static)
     peak_climb_torque_Nm  the same over the climb phase only (front face against the riser)
+    climb_work_J the motor's work ∫ τ_m dθ over the climb phase up to ``over``, against the arm angle
+                 (N·m·rad at the motor shaft per radian of arm: the model's counterpart integrates
+                 eq. 11 the same way)
+    flip_to_over_s  from the flip's start (the stall) to ``over``
     min_margin_m the smallest eq.-13 margin over the climb phase up to ``over``, from the engine's
                  contact points: A, B the extreme track–step contacts along the edge, C the guide
                  wheel's contact, projected along gravity
@@ -91,7 +95,8 @@ def climb_metrics(L: dict, sc) -> dict:
     t = L["t"]
     nan = float("nan")
     keys = ("success", "time_s", "peak_motor_torque_Nm", "peak_climb_torque_Nm", "min_margin_m", "over_s",
-            "start_s", "flip_s", "climb_s", "max_pitch_deg", "peak_arm_torque_Nm", "peak_belt_force_N")
+            "start_s", "flip_s", "climb_s", "max_pitch_deg", "peak_arm_torque_Nm", "peak_belt_force_N",
+            "climb_work_J", "flip_to_over_s")
     if len(t) < 2 or not hasattr(arena, "gravity"):
         return {f"climb.{k}": (False if k == "success" else nan) for k in keys}
     if h <= 0:  # nothing to climb
@@ -131,6 +136,17 @@ def climb_metrics(L: dict, sc) -> dict:
     m["climb.peak_climb_torque_Nm"] = float(tau_m[cl].max()) if cl.any() else nan
     m["climb.peak_arm_torque_Nm"] = float(tau_a[active].max()) if active.any() else nan
     m["climb.peak_belt_force_N"] = float(F_b[active].max()) if active.any() else nan
+    # the climb window (front face against the riser until the COM passes the edge): the motor's work
+    # ∫ τ_m dθ against the arm angle (eq. 11's τ_m is the power of both outputs per unit θ̇)
+    if cl.any() and "theta" in L:
+        idx = np.nonzero(cl)[0]
+        th = L["theta"][idx[0]: idx[-1] + 1]
+        m["climb.climb_work_J"] = float(np.sum(0.5 * (L["tau_motor"][idx[0]: idx[-1]] + L["tau_motor"][idx[0] + 1: idx[-1] + 1])
+                                               * np.diff(th))) if len(th) > 1 else nan
+    else:
+        m["climb.climb_work_J"] = nan
+    flips = np.nonzero(phase == 1)[0]
+    m["climb.flip_to_over_s"] = (float(t[i_over] - t[flips[0]]) if (i_over is not None and flips.size) else nan)
     # a support line needs contacts across the track's width (one-sided contact: no line AB)
     wide = np.abs(A[:, 1] - B[:, 1]) > 0.25 * getattr(sc.robot, "width", 0.0)
     ok = cl & np.isfinite(A[:, 0]) & np.isfinite(C[:, 0]) & wide

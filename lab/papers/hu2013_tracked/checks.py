@@ -1,34 +1,43 @@
 """step_climb: engine vs screw model (Hu 2013, seed 004) for the tracked robot climbing a step.
 
-1. Peak motor torque at the shaft in the quasi-static climb phase (front face against the riser,
-   eq. 11 from the engine's joint torques, 0.1 s moving average) against the screw model's peak
-   over its climb phase, for h = 0.05, 0.10, 0.15 m at θ̇ = 0.5 rad/s, l_a = 0.3 m: within 10 %, and
-   the engine must have climbed (a failed climb is another motion).
-2. The engine's largest climbable height (the largest tested h below which every tested h
-   succeeded) within [0.17, 0.195] m: the paper's experiment and its theoretical limit.
+Independent mode (arm at θ̇, track at v_d = θ̇ r/i2, eq. 12: the paper's climb kinematics), l_a = 0.3 m,
+the default belt (μ = 0.8, default cleats, lab.forces.cleats). Compared on the same window — the climb
+phase, from the front face against the riser until the COM passes the edge — against the arm angle:
 
-Both runs use the independent-actuation mode (arm at θ̇, track at v_d = θ̇ r/i2, eq. 12): the paper's
-climb kinematics. The model's own no-slip requirement is reported next to each figure: the friction
-ratio the edge must supply, |F_t|/F_n, which no Coulomb contact exceeds — at the start of the model's
-climb the edge carries the belt's pull with next to no normal force (the guide wheel rolls freely,
-so nothing presses the body against the edge). Where the engine falls short of 0.17 m the check also
-climbs 0.17 m at higher track friction and names the smallest μ (of 1.0, 1.2, 1.6) that gets there.
+1. climb-phase peak motor torque, engine/model in [0.95, 1.25] at h = 0.05, 0.10, 0.15 m and
+   θ̇ = 0.5, 0.3 rad/s (the engine loses energy at the riser and the ground pulley, so it may only be
+   higher; the model is quasi-static, rigid and lossless);
+2. the motor's work ∫ τ_m dθ over the window within 30 % of the model's, and the time from the flip's
+   start to the COM over the edge within 15 %;
+3. the largest height climbed (every lower rung climbed too) ≥ 0.17 m, the paper's experiment; the
+   note says which assumption of the paper's 0.195 m limit the engine escapes when it climbs higher;
+4. results, not pass/fail: the smooth belt's (``robot.cleats = false``) largest height;
+5. the single-motor differential mode's largest height, ≥ 0.10 m required;
+6. the model side: its climb-phase peak equals the closed form (at arm angle 0 the step height drops
+   out of eq. 12, every climb starts from the same pose)
+   τ_peak = g (m_w + (1 − ρ) m_a)(l_z + r/i2) L₀/(L₀ + l_z)/(i0 i1),  L₀ = √(l_a² − (z_p − r_d)²),
+   ρ = d_a/l_a (the arm's COM along it), to 0.2 % (sampling of the path) at every h.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ... import scenario as scn
-from ...models.tracked_climb import climb
+from ...checks import Figure, check
+from ...models.tracked_climb import ClimbParams, climb, height_limit
 from ...runner import run_scenario
 from ...tolerances import tol
-from ...checks import Figure, check
 
 HEIGHTS = (0.05, 0.10, 0.15)
-HEIGHT_LADDER = (0.05, 0.10, 0.15, 0.17, 0.195)
+ARM_SPEEDS = (0.5, 0.3)
+LADDER = (0.17, 0.195, 0.21, 0.22)
+SMOOTH_LADDER = (0.05, 0.10, 0.15, 0.17)
+DIFF_LADDER = (0.05, 0.10, 0.15)
 SETTINGS = {"controller.mode": "independent", "controller.arm_speed": 0.5, "robot.arm_length": 0.3,
-            "trial.stop_when_decided": True, "sim.duration": 14.0}
+            "trial.stop_when_decided": True, "sim.duration": 18.0}
 
 
 def engine_run(h: float, overrides=None):
@@ -40,57 +49,101 @@ def engine_run(h: float, overrides=None):
 
 
 def model_run(sc):
-    p = sc.robot.climb_params()
-    return climb(p, sc.arena.step_height, sc.controller.arm_speed)
+    return climb(sc.robot.climb_params(), sc.arena.step_height, sc.controller.arm_speed)
 
 
-MU_LADDER = (1.0, 1.2, 1.6)
+def model_window(mod) -> tuple[float, float]:
+    """(∫ τ_m dθ over the model's climb phase, time from its flip start to the end of the climb)."""
+    c = mod.phase == 1
+    th = mod.path.theta[: mod.n][c]
+    tm = mod.motor_torque[c]
+    work = float(np.sum(0.5 * (tm[1:] + tm[:-1]) * np.diff(th))) if len(th) > 1 else float("nan")
+    return work, float(mod.time_flip + mod.time_climb)
+
+
+def peak_closed_form(p: ClimbParams, g: float = 9.81) -> float:
+    """The climb-phase peak motor torque in closed form (arm angle 0 of the climb; see the module doc)."""
+    rho = p.arm_com / p.arm_length
+    L0 = math.sqrt(p.arm_length**2 - (p.z_pivot0 - p.guide_radius) ** 2)
+    return g * (p.m_body + (1 - rho) * p.m_arm) * (p.l_z + p.pulley_radius / p.i2) * L0 / (L0 + p.l_z) / (p.i0 * p.i1)
+
+
+def ladder(heights, overrides) -> tuple[float, list[str]]:
+    """The largest height of ``heights`` climbed with every lower one; the outcomes as text."""
+    best, notes = 0.0, []
+    for h in heights:
+        _, r = engine_run(h, overrides)
+        ok = bool(r.metrics["climb.success"])
+        notes.append(f"{h:g}: {'yes' if ok else 'no'}")
+        if not ok:
+            break
+        best = h
+    return best, notes
 
 
 @check("step_climb")
 def step_climb(overrides) -> dict[str, Figure]:
-    """engine vs screw model: climb-phase peak motor torque within 10 %; engine max height in [0.17, 0.195] m"""
+    """engine vs screw model: climb-window torque, work and time; largest height ≥ 0.17 m; both drives"""
     figs: dict[str, Figure] = {}
-    results = {}
-    for h in HEIGHT_LADDER:
-        if h not in HEIGHTS and not all(r.metrics["climb.success"] for _, r in results.values()):
-            break  # the height ladder is already broken below h
-        sc, r = engine_run(h, overrides)
-        results[h] = (sc, r)
-        if h in HEIGHTS:
+    ov = list(overrides or [])
+    lo, hi = tol("climb.peak_ratio_lo"), tol("climb.peak_ratio_hi")
+    for w in ARM_SPEEDS:
+        for h in HEIGHTS:
+            sc, r = engine_run(h, [*ov, f"controller.arm_speed={w}"])
             mod = model_run(sc)
             m = r.metrics
-            eng = m["climb.peak_climb_torque_Nm"]
-            ref = mod.peak_climb_torque
-            c = mod.phase == 1
-            need = mod.mu_required[c]
-            i0 = int(np.argmax(c))
-            climbed = bool(m["climb.success"])
-            rel = abs(eng - ref) / ref if np.isfinite(eng) else float("inf")
-            figs[f"h{h:.2f}.peak_torque_rel"] = Figure(
-                float(rel), tol("climb.peak_torque_rel"), bool(climbed and rel <= tol("climb.peak_torque_rel")),
-                f"engine {eng * 1e3:.2f} vs model {ref * 1e3:.2f} mN·m; engine climbed: {climbed}; the model's "
-                f"no-slip climb starts with F_t = {mod.edge_tangent[i0]:.1f} N at F_n = {mod.edge_normal[i0]:.1f} N "
-                f"on the edge and needs |F_t|/F_n of median {np.nanmedian(need):.2f} over it "
-                f"(engine μ = {sc.robot.track_friction})")
-    h_max = 0.0
-    for h in results:
-        if results[h][1].metrics["climb.success"]:
-            h_max = h
-        else:
-            break
-    lo, hi = tol("climb.max_height_lo"), tol("climb.max_height_hi")
-    note = (f"tested {', '.join(f'{h:g}' for h in results)} m (the ladder stops at its first failure above "
-            f"{HEIGHTS[-1]} m); must lie in [{lo}, {hi}]")
-    mu0 = results[HEIGHT_LADDER[0]][0].robot.track_friction
-    if h_max < lo:
-        mu_ok = None
-        for mu in (x for x in MU_LADDER if x > mu0):
-            _, r = engine_run(lo, [*(overrides or []), f"robot.track_friction={mu}"])
-            if r.metrics["climb.success"]:
-                mu_ok = mu
-                break
-        note += (f"; with the track's μ = {mu0} the rigid belt slips at the edge — it climbs {lo} m at μ = {mu_ok}"
-                 if mu_ok is not None else f"; {lo} m not climbed at μ up to {MU_LADDER[-1]} either")
-    figs["max_height_m"] = Figure(float(h_max), hi, bool(lo <= h_max <= hi), note)
+            ok = bool(m["climb.success"])
+            ratio = m["climb.peak_climb_torque_Nm"] / mod.peak_climb_torque
+            figs[f"w{w:.1f}.h{h:.2f}.peak_torque_ratio"] = Figure(
+                float(ratio), hi, bool(ok and lo <= ratio <= hi),
+                f"engine {m['climb.peak_climb_torque_Nm'] * 1e3:.2f} vs model {mod.peak_climb_torque * 1e3:.2f} mN·m "
+                f"(must lie in [{lo}, {hi}]); engine climbed: {ok}")
+            W_mod, T_mod = model_window(mod)
+            rel_w = abs(m["climb.climb_work_J"] - W_mod) / abs(W_mod)
+            figs[f"w{w:.1f}.h{h:.2f}.work_rel"] = Figure.at_most(
+                rel_w if np.isfinite(rel_w) else math.inf, tol("climb.work_rel"),
+                f"∫τ_m dθ over the climb window: engine {m['climb.climb_work_J'] * 1e3:.2f} vs model "
+                f"{W_mod * 1e3:.2f} mN·m·rad")
+            rel_t = abs(m["climb.flip_to_over_s"] - T_mod) / T_mod
+            figs[f"w{w:.1f}.h{h:.2f}.time_rel"] = Figure.at_most(
+                rel_t if np.isfinite(rel_t) else math.inf, tol("climb.time_rel"),
+                f"flip start → COM over the edge: engine {m['climb.flip_to_over_s']:.2f} vs model {T_mod:.2f} s")
+    # the largest height, default cleats
+    h_max, notes = ladder(LADDER, ov)
+    h_geo = height_limit(ClimbParams())
+    from ...models.tracked_climb import max_height
+
+    note = (f"ladder {', '.join(notes)} (μ = 0.8, default cleats); paper: 0.17 m climbed, limit min(l, l − r) = "
+            f"{h_geo:.3f} m")
+    if h_max > h_geo:
+        note += (f". The engine climbs above l − r: that limit assumes the flip pivots on the step's corner "
+                 f"with the edge on the straight front face; in the engine (and in the lab's screw model, "
+                 f"whose curved-prismatic belt joint follows the contact round the top pulley: its own "
+                 f"geometric limit is {max_height(ClimbParams(), 0.5):.3f} m) the edge contact passes onto "
+                 f"the top pulley's arc, so the body still rolls over the corner")
+    figs["max_height_m"] = Figure(float(h_max), tol("climb.max_height_lo"), bool(h_max >= tol("climb.max_height_lo")),
+                                  note)
+    # results, not pass/fail: the smooth belt
+    h_smooth, notes = ladder(SMOOTH_LADDER, [*ov, "robot.cleats=false"])
+    figs["smooth_belt_max_height_m"] = Figure(float(h_smooth), 0.0, True,
+                                              f"result, not a criterion: ladder {', '.join(notes)}")
+    # the single-motor differential mode
+    h_diff, notes = ladder(DIFF_LADDER, [*ov, "controller.mode=differential", "sim.duration=20"])
+    figs["differential_max_height_m"] = Figure(
+        float(h_diff), tol("climb.differential_height_lo"), bool(h_diff >= tol("climb.differential_height_lo")),
+        f"ladder {', '.join(notes)}; the single motor flips only if the belt stalls at the riser: with the front "
+        f"pulley against the flat riser (h > r) the belt slips on ground and riser (μ = 0.8, no edge for the "
+        f"cleats) at a belt force of ~40–54 N, i.e. τ_m = F r/(i0 i1 i2) ≈ 4–5 mN·m, whose arm share "
+        f"(i0 i1 τ_m ≈ 2.7–3.6 N·m) is below the ~5.3 N·m the flip needs")
+    # the model's closed form
+    worst = 0.0
+    for la in (0.25, 0.30, 0.35, 0.40):
+        p = ClimbParams(arm_length=la)
+        cf = peak_closed_form(p)
+        for h in HEIGHTS:
+            worst = max(worst, abs(climb(p, h, 0.5).peak_climb_torque / cf - 1))
+    figs["model.peak_closed_form_rel"] = Figure.at_most(
+        worst, tol("climb.closed_form_rel"),
+        "largest |model/closed form − 1| over l_a 0.25–0.40 m, h 0.05–0.15 m (flat in h: arm angle 0 is the same "
+        "pose for every h; from h ≈ 0.19 m with l_a ≥ 0.3 m the late climb overtakes the start, +0.5–1.2 %)")
     return figs
