@@ -115,8 +115,9 @@ def flat_pitch(pitch: float) -> float:
 def forward_axis(state: RobotState) -> np.ndarray:
     """The heading in the step frame's x–y plane: pitch axis × up (the body's own x axis turns over
     with every 120° of pitch)."""
-    x = np.cross(state.R_WB[0][:, 1], (0.0, 0.0, 1.0))
-    return x / max(float(np.linalg.norm(x)), 1e-9)
+    y = state.R_WB[0][:, 1]
+    x = np.array([y[1], -y[0], 0.0])  # y × ẑ (np.cross costs ~20 µs on 3-vectors)
+    return x / max(math.hypot(y[0], y[1]), 1e-9)
 
 
 class TrackedClimb(Controller):

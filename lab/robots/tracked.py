@@ -108,13 +108,15 @@ class _SlabReset:
         self.inv_r = 1.0 / radius
         self.target = [0.0] * len(joints)
         self._states = functools.partial(pb.getJointStates, physicsClientId=cid)
-        self._reset = functools.partial(pb.resetJointState, physicsClientId=cid)
+        self._reset = functools.partial(pb.resetJointStatesMultiDof, physicsClientId=cid)
         self._change = functools.partial(pb.changeConstraint, physicsClientId=cid)
+        self._zeros = [[0.0]] * len(joints)
 
     def __call__(self) -> None:
-        b, reset, change, tg = self.body, self._reset, self._change, self.target
-        for k, (j, s) in enumerate(zip(self.joints, self._states(b, self.joints))):
-            reset(b, j, 0.0, s[1])
+        b, change, tg = self.body, self._change, self.target
+        states = self._states(b, self.joints)
+        self._reset(b, self.joints, self._zeros, [[s[1]] for s in states])
+        for k, s in enumerate(states):
             tg[k] += s[0] * self.inv_r
             change(self.constraints[k], relativePositionTarget=tg[k])
 
