@@ -307,3 +307,28 @@ values = [1e-6, 1000.0, 1001.0, 1002.0, 1003.0, 1004.0]
     assert dict(zip(df["run_id"], df["status"])) == {rid: "diverged" if rid == ids[0] else "ok" for rid in ids}
     prov = json.loads((out / "provenance.json").read_text())  # the resumed session, and the one before it
     assert prov["ran"] == 5 and len(prov["previous"]) == 1 and prov["previous"][0]["ran"] == 6
+
+
+def test_local_cluster_says_nothing_when_the_dashboard_port_is_taken():
+    """distributed's scheduler serves HTTP on 8787 by default and warns on stderr when that port is taken
+    (seen in a sweep's output while another cluster ran); ours asks for a free port on localhost."""
+    import socket
+    import warnings
+
+    from lab.sweep.execute import Executor
+
+    blocker = socket.socket()
+    try:
+        try:
+            blocker.bind(("0.0.0.0", 8787))
+            blocker.listen()
+        except OSError:
+            pass  # taken already: the case to test all the same
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with Executor(1) as ex:
+                link = ex.client.dashboard_link
+    finally:
+        blocker.close()
+    assert not [w for w in caught if "8787" in str(w.message)], [str(w.message) for w in caught]
+    assert "127.0.0.1" in link and ":8787" not in link

@@ -184,9 +184,12 @@ class Executor:
             except OSError as exc:
                 raise LabError("--scheduler", f"cannot reach {self.scheduler}: {exc}") from None
         else:
+            # The scheduler always serves HTTP; dashboard_address=None still means port 8787, and when that is
+            # taken (a notebook's cluster, another sweep) distributed warns on our stderr. A free port on
+            # localhost instead: nothing to warn about, nothing exposed.
             with worker_environment():
                 self.cluster = LocalCluster(n_workers=self.workers or 1, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.CRITICAL)
+                                            dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
             self.client = Client(self.cluster)
         # On a scheduler we do not own, leave the workers' signal handling alone.
         self.client.run(_warm_up if self.scheduler else _local_worker_setup)
