@@ -3,6 +3,7 @@
 from .belt_drive import BeltDrive, BeltDriveParams
 from .climbing import TrackedClimb, TrackedClimbParams
 from .eel_fl import EelFeedbackLinearization, EelFLParams
+from .head_tracking_pfl import HeadTrackingPFL, HeadTrackingPFLParams
 from .passive_creeping import PassiveCreeping, PassiveCreepingParams
 from .serpenoid import Serpenoid, SerpenoidParams
 
@@ -12,6 +13,7 @@ CONTROLLERS = {
     "eel_feedback_linearization": (EelFLParams, EelFeedbackLinearization),
     "tracked_climb": (TrackedClimbParams, TrackedClimb),
     "belt_drive": (BeltDriveParams, BeltDrive),
+    "head_tracking_pfl": (HeadTrackingPFLParams, HeadTrackingPFL),
 }
 
 
@@ -20,4 +22,4 @@ def make_controller(kind: str, params):
 
 
 __all__ = ["CONTROLLERS", "make_controller", "BeltDrive", "BeltDriveParams", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams",
-           "TrackedClimb", "TrackedClimbParams"]
+           "TrackedClimb", "TrackedClimbParams", "HeadTrackingPFL", "HeadTrackingPFLParams"]

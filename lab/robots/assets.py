@@ -29,6 +29,9 @@ def default_assets() -> dict[str, str]:
                   f"Iyy = {mp.inertia[1, 1]:.6g}, Izz = {mp.inertia[2, 2]:.6g} kg·m²",
                   "- frames: link 0 is the tail and the URDF base; the last link is the head; x points to the head;"
                   " joints are yaw (z) revolutes at the links' front ends.", ""]
+        notes = getattr(spec, "asset_notes", None)  # robots with more than one kind of link say what else
+        if notes is not None:
+            lines[-1:] = notes()
         out[f"{name}/README.md"] = "\n".join(lines)
     return out
 

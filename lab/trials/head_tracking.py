@@ -1,0 +1,82 @@
+"""The head-tracking task of Guo 2015 (seed 000, §5.3): the passive-wheel snake's head follows
+r_ref(t) under the PFL controller; the trial adds the task's metrics.
+
+``[trial] type = "head_tracking"`` needs ``[robot] type = "wheeled_snake"`` and ``[controller] type =
+"head_tracking_pfl"``, and gives
+
+* ``pfl.head_rms_error_m``, ``pfl.head_max_error_m`` — |r_ref − r| over t ≥ ``rms_from`` (the issue's
+  20 s), r the head point (the robot's head_tip link in the recorded series), r_ref the controller's;
+* ``pfl.torque_rms_Nm`` — RMS over the yaw joints and over ``torque_window`` (the issue's 36–60 s;
+  per joint in lab.papers.guo2015_wheeled);
+* ``wheels.lateral_slip_rms_mps`` — RMS over all modules and all steps of each module's lateral
+  velocity at its wheels (eq. 1's n_i · Ċ_i, which the paper's wheel holds at 0), metered every step
+  by the controller; ``wheels.lateral_slip_rms_late_mps`` the same over t ≥ ``rms_from``;
+  ``wheels.lateral_slip_max_mps`` the largest |value| of any module at any step.
+
+Registered by lab.controllers.head_tracking_pfl (imported with the controllers), since
+lab/trials/__init__.py lists the other trials.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..fields import num, vector
+from .base import Trial, register_trial
+
+
+@register_trial("head_tracking")
+@dataclass(frozen=True)
+class HeadTracking(Trial):
+    """Windows of the issue's figures: head RMS over t ≥ 20 s, joint torques over 36–60 s."""
+
+    rms_from: float = num(20.0, ge=0, le=1e5, unit="s", doc="head error and late slip taken over t ≥ this")
+    torque_window: tuple[float, float] = vector((36.0, 60.0), length=2, ge=0, le=1e5, unit="s",
+                                                names="[t0, t1]", doc="joint torque RMS over this window")
+
+    def validate_scenario(self, robot, controller, arena, sim) -> None:
+        from ..controllers.head_tracking_pfl import HeadTrackingPFLParams
+        from ..robots.wheeled_snake import WheeledSnakeSpec
+
+        if not isinstance(robot, WheeledSnakeSpec):
+            raise ValueError('type: the head-tracking trial needs [robot] type = "wheeled_snake"')
+        if not isinstance(controller, HeadTrackingPFLParams):
+            raise ValueError('type: the head-tracking trial needs [controller] type = "head_tracking_pfl"')
+
+    def metrics(self, sim, series: dict) -> dict:
+        return head_tracking_metrics(series, sim.controller.logged(), sim.controller.p.reference,
+                                     sim.controller.layout.yaw_joints, self.rms_from, self.torque_window)
+
+
+def head_tracking_metrics(series: dict, log: dict, reference, yaw_joints, rms_from: float,
+                          torque_window=(36.0, 60.0)) -> dict:
+    """The trial's metrics from a run's series and the controller's log (see the module docstring)."""
+    nan = float("nan")
+    t = series["t"]
+    out = {k: nan for k in ("pfl.head_rms_error_m", "pfl.head_max_error_m", "pfl.torque_rms_Nm",
+                            "wheels.lateral_slip_rms_mps", "wheels.lateral_slip_rms_late_mps",
+                            "wheels.lateral_slip_max_mps")}
+    if len(t):
+        r = series["xy"][:, -1, :]  # the head_tip link: the head point
+        err = np.hypot(*(np.array([reference(tk)[0] for tk in t]) - r).T)
+        k = t >= rms_from
+        if k.any():
+            out["pfl.head_rms_error_m"] = float(np.sqrt(np.mean(err[k] ** 2)))
+            out["pfl.head_max_error_m"] = float(err[k].max())
+        a, b = torque_window
+        k = (t >= a) & (t <= b) & (t > 0)  # the t = 0 sample holds no torque yet
+        if k.any():
+            out["pfl.torque_rms_Nm"] = float(np.sqrt(np.mean(series["tau"][k][:, yaw_joints] ** 2)))
+    ms = log.get("slip_ms")
+    if ms is not None and len(ms):
+        out["wheels.lateral_slip_rms_mps"] = float(np.sqrt(ms.mean()))
+        late = log["slip_t"] > rms_from  # blocks ending after rms_from
+        if late.any():
+            out["wheels.lateral_slip_rms_late_mps"] = float(np.sqrt(ms[late].mean()))
+        out["wheels.lateral_slip_max_mps"] = float(log["slip_max"].max())
+    return out
+
+
+__all__ = ["HeadTracking", "head_tracking_metrics"]
