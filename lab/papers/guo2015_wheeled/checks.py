@@ -1,0 +1,158 @@
+"""nonholonomic_models, pfl_tracking, pfl_engine: the cross-checks of Guo 2015 (seed 000).
+
+* ``nonholonomic_models`` — the unified model in its corrected closed form (eqs. 15–17, 22) against the
+  same model built numerically (null space, Gram–Schmidt in the metric, eq. 10 from complex-step Lie
+  brackets) and the constrained Euler–Lagrange equations (KKT and eq. 18's null-space form): q̈ at random
+  admissible states and torques, and the PFL torques from the closed form and from the E–L affine map,
+  for n = 4, 9, 15. Spot values: the head acceleration each gives at Table 1's q0, ṙ = (−0.1, 0.05) m/s,
+  u_j = 0.01 j N·m.
+* ``pfl_tracking`` — the PFL closed loop on the unified model, Table 1, 60 s (the scenario's parameters):
+  head RMS error over t ≥ 20 s, φ periodic with the reference's 24 s, per-joint torque RMS over 36–60 s.
+* ``pfl_engine`` — scenarios/snake_head_tracking.toml on the engine against the same model run: head
+  RMS, per-joint torque RMS within 20 %, the wheels' lateral slip; and, to say where the difference
+  comes from, the model with the engine wheels' spin inertia (:mod:`.wheel_inertia`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ...checks import Figure, check
+from ...tolerances import tol
+
+NS = (4, 9, 15)
+N_STATES = 12  # random admissible states per n
+
+
+def reported(value: float, note: str) -> Figure:
+    """A figure the check reports without a bar (tolerance 0, always passes)."""
+    return Figure(float(value), 0.0, True, "reported: " + note)
+
+
+def _rel(a, b) -> float:
+    return float(np.linalg.norm(np.asarray(a) - np.asarray(b)) / max(np.linalg.norm(b), 1e-300))
+
+
+@check("nonholonomic_models")
+def nonholonomic_models(overrides) -> dict[str, Figure]:
+    """unified closed form vs numerical construction vs constrained E–L, n = 4, 9, 15: q̈ and PFL torques ≤ 1e-9 relative"""
+    from ...models import guo2015_wheeled as gw
+    from ...models.guo2015_params import Guo2015Params
+
+    rng = np.random.default_rng(2015)
+    worst = {"numeric": 0.0, "el_kkt": 0.0, "el_nullspace": 0.0, "torque": 0.0}
+    for n in NS:
+        p = Guo2015Params(n=n, phi0=())
+        for _ in range(N_STATES):
+            q = np.concatenate([rng.normal(size=2), rng.uniform(-math.pi, math.pi, 1), rng.uniform(-1, 1, n - 1)])
+            v = rng.normal(size=2) * 0.3 * p.sqrt_nm
+            u = rng.normal(size=n - 1) * 0.05
+            qd = gw.qdot_from_pseudo(p, q, v, "closed")
+            ref = gw.unified_accelerations(p, q, v, u)
+            worst["numeric"] = max(worst["numeric"], _rel(
+                gw.numeric_accelerations(p, q, gw.pseudo_from_qdot(p, q, qd, "numeric"), u), ref))
+            for method in ("kkt", "nullspace"):
+                worst[f"el_{method}"] = max(worst[f"el_{method}"], _rel(gw.el_accelerations(p, q, qd, u, method), ref))
+            t = float(rng.uniform(0, 60))
+            worst["torque"] = max(worst["torque"], _rel(gw.pfl_torque(p, q, qd[:2], t, model="el"),
+                                                        gw.pfl_torque(p, q, qd[:2], t)))
+    bar = tol("guo.models_rel")
+    states = f"{N_STATES} random admissible states (|φ| ≤ 1 rad) per n in {NS}"
+    figs = {
+        "guo.numeric_vs_closed_rel": Figure.at_most(worst["numeric"], bar, f"q̈, numerical construction; {states}"),
+        "guo.el_kkt_vs_closed_rel": Figure.at_most(worst["el_kkt"], bar, f"q̈, constrained E–L (multipliers); {states}"),
+        "guo.el_nullspace_vs_closed_rel": Figure.at_most(worst["el_nullspace"], bar,
+                                                         f"q̈, E–L projected on the head velocity (eq. 18); {states}"),
+        "guo.pfl_torque_el_vs_closed_rel": Figure.at_most(worst["torque"], bar,
+                                                          "PFL torques from the E–L affine map vs the closed form"),
+    }
+    spot = gw.spot_values()
+    ref = spot["unified_closed"]
+    spread = max(_rel(a, ref) for a in spot.values())
+    figs["guo.spot_spread_rel"] = Figure.at_most(spread, bar, "Table 1's q0, ṙ = (−0.1, 0.05) m/s, u_j = 0.01 j N·m: "
+                                                 "largest difference of the five head accelerations")
+    for name, a in spot.items():
+        figs[f"spot.{name}.xdd_m_s2"] = reported(a[0], f"ẍ of the head, {name}")
+        figs[f"spot.{name}.ydd_m_s2"] = reported(a[1], f"ÿ of the head, {name}")
+    return figs
+
+
+@check("pfl_tracking")
+def pfl_tracking(overrides) -> dict[str, Figure]:
+    """PFL on the unified model, Table 1, 60 s: head RMS over t ≥ 20 s ≤ 1 mm; φ periodic with the reference's period"""
+    from ...models import guo2015_wheeled as gw
+    from . import study
+
+    sc = study.load(overrides)
+    p = study.model_params(sc)
+    mod = study.model_run(sc, dt_out=0.05)
+    per = study.periodicity(mod, p.ref_period)
+    e_lin = gw.pfl_error_expected(p, mod.t)
+    lin_dev = float(np.abs((mod.r_ref - mod.r) - e_lin).max())
+    rms = mod.torque_rms()
+    figs = {
+        "pfl.head_rms_error_m": Figure.at_most(
+            mod.head_rms(20.0), tol("guo.pfl_head_rms_m"),
+            f"over t ≥ 20 s; from rest the exact PFL leaves ë + k_d ė + k_p e = 0 (roots −0.101, −9.9 /s); "
+            f"solve_ivp DOP853 rtol 1e-10, {mod.wall_s:.1f} s"),
+        "pfl.error_vs_linear_m": Figure.at_most(lin_dev, tol("guo.pfl_linear_m"),
+                                                "max |(r_ref − r) − e(t)|, e the closed-form linear error (eq. 24)"),
+        "pfl.phi_period_rel": Figure.at_most(
+            per["full_period_rel"], tol("guo.phi_period_rel"),
+            f"max |φ(t + {p.ref_period:g} s) − φ(t)| over t ∈ [30, 36] s / φ's amplitude {per['amplitude_rad']:.3f} rad"),
+        "pfl.phi_half_period_mirror_rel": Figure.at_most(
+            per["half_period_mirror_rel"], tol("guo.phi_period_rel"),
+            f"max |φ(t + {p.ref_period / 2:g} s) + φ(t)| / amplitude: half a period mirrors the shape"),
+        "pfl.phi_half_period_same_rel": reported(
+            per["half_period_same_rel"], "max |φ(t + T/2) − φ(t)| / amplitude: large, so the period is T, not T/2"),
+    }
+    for j, v in enumerate(rms, start=1):
+        figs[f"pfl.torque_rms_u{j}_Nm"] = reported(v, f"joint {j} (from the head), RMS over 36–60 s")
+    return figs
+
+
+@check("pfl_engine")
+def pfl_engine(overrides) -> dict[str, Figure]:
+    """engine vs unified model under the same PFL, Table 1, 60 s: head RMS ≤ 1 cm, per-joint torque RMS (36–60 s) within 20 %"""
+    from . import study
+
+    sc = study.load(overrides)
+    eng, result, logs = study.engine_run(sc)
+    if result.status != "ok":
+        return {"status": Figure(1.0, 0.0, False, f"engine run {result.status}: {result.error}")}
+    mod = study.model_run(sc, dt_out=0.05)
+    whl = study.model_run(sc, dt_out=0.05, plant="wheels")
+    rms_e, rms_m, rms_w = eng.torque_rms(), mod.torque_rms(), whl.torque_rms()
+    rel = rms_e / rms_m - 1.0
+    rel_w = rms_e / rms_w - 1.0
+    bar = tol("guo.engine_torque_rel")
+    m = result.metrics
+    note = (f"dt = {sc.sim.dt * 1e3:g} ms, {sc.sim.solver_iterations} solver iterations ({sc.robot.contact_solver}), "
+            f"wheel μ = {sc.robot.wheel_friction:g}; engine {eng.wall_s:.1f} s wall ({m['realtime_factor']:.2f}× real time)")
+    figs = {
+        "pfl.head_rms_error_m": Figure.at_most(eng.head_rms(20.0), tol("guo.engine_head_rms_m"),
+                                               f"engine, over t ≥ 20 s (model {mod.head_rms(20.0) * 1e3:.2f} mm); {note}"),
+        "torque_rms_rel_max": Figure.at_most(float(np.abs(rel).max()), bar,
+                                             "largest |engine/model − 1| of the per-joint RMS over 36–60 s"),
+    }
+    for j in range(len(rel)):
+        figs[f"torque_rms_rel_u{j + 1}"] = Figure.at_most(
+            abs(float(rel[j])), bar, f"joint {j + 1} (from the head): engine {rms_e[j] * 1e3:.3f}, model "
+            f"{rms_m[j] * 1e3:.3f} mN·m ({rel[j]:+.1%}); model with wheel spin inertia {rms_w[j] * 1e3:.3f} ({rel_w[j]:+.1%})")
+    figs["torque_rms_rel_vs_wheel_model_max"] = reported(
+        float(np.abs(rel_w).max()), "largest |engine / (model + the wheels' spin inertia) − 1|: what the wheels' "
+        "inertia does not explain")
+    figs["wheels.lateral_slip_rms_mps"] = reported(
+        m["wheels.lateral_slip_rms_mps"], f"every module, every step (over t ≥ 20 s: "
+        f"{m['wheels.lateral_slip_rms_late_mps']:.2e} m/s); the paper's wheel: 0")
+    figs["wheels.lateral_slip_max_mps"] = reported(m["wheels.lateral_slip_max_mps"], "largest |value|, any module, any step")
+    figs["energy.contact_work_J"] = reported(
+        m.get("energy.contact_work_J", float("nan")),
+        f"work of the wheels' contact forces (the paper's wheels do none) against the joints' "
+        f"{m['energy.input_work_J'] * 1e3:.2f} mJ; ledger residual {m['energy.balance_residual_rel']:.2%}")
+    return figs
+
+
+__all__ = ["nonholonomic_models", "pfl_engine", "pfl_tracking"]
