@@ -43,7 +43,6 @@ from ..robots.wheeled_snake import Layout, lateral_slip
 from ..state import ModelInfo, RobotState
 from .base import Controller
 
-REF_RGB = (0.1, 0.65, 0.2)
 ERR_RGB = (0.85, 0.1, 0.1)
 
 
@@ -60,7 +59,6 @@ class HeadTrackingPFLParams(Validated):
         "unified", doc="f and g from the closed-form unified model (needs J = m l²) or the E–L null-space form (any J)")
     yaw_inertia: float | None = num(None, gt=0, le=10, unit="kg·m²",
                                     doc="module J the law assumes (unset: m l², the paper's text)")
-    overlay_window: float = num(12.0, ge=0, le=1e3, unit="s", doc="GUI: reference path drawn ± this around now")
 
 
 def wrap(a):
@@ -159,6 +157,12 @@ class HeadTrackingPFL(Controller):
         self._ss = np.zeros(self.n)
         self._smax = 0.0
 
+    @staticmethod
+    def reference_of(params: HeadTrackingPFLParams):
+        """r_ref(t) → (r, ṙ, r̈) of these parameters (the model's reference, §5.3)."""
+        return Guo2015Params(n=2, phi0=(), ref_vx=params.ref_vx, ref_amp=params.ref_amp,
+                             ref_period=params.ref_period).reference
+
     def _set_model(self) -> None:
         pr = self.params
         J = self.m * self.l**2 if pr.yaw_inertia is None else pr.yaw_inertia
@@ -210,22 +214,16 @@ class HeadTrackingPFL(Controller):
         return {"k_p": (0.0, 5.0), "k_d": (0.0, 30.0)}
 
     def gui_overlay(self, state: RobotState):
-        """The reference path r_ref over ± ``overlay_window`` s around now (green), a red line from the
-        head to r_ref(t), and the head error. (The GUI's own head trail, on the head_tip link, draws
-        the head's path.)"""
+        """A red line from the head to r_ref(t) and the head error. (The head-tracking trial paints the
+        whole reference path on the floor; the GUI's own head trail, on the head_tip link, draws the
+        head's path.)"""
         if self.p is None:
             return [], ""
-        t = state.t
         z = float(state.p_W[self.layout.tip, 2])
-        w = self.params.overlay_window
-        ts = np.linspace(max(0.0, t - w), t + w, 61)
-        pts = [(*self.p.reference(tk)[0], z) for tk in ts]
-        lines = [(pts[k], pts[k + 1], REF_RGB) for k in range(len(pts) - 1)]
         q, _ = paper_state(state, self.layout, self.l)
-        ref = self.p.reference(t)[0]
-        lines.append(((*q[:2], z), (*ref, z), ERR_RGB))
+        ref = self.p.reference(state.t)[0]
         err = float(np.hypot(*(ref - q[:2])))
-        return lines, f"head error {err * 1e3:.1f} mm"
+        return [((*q[:2], z), (*ref, z), ERR_RGB)], f"head error {err * 1e3:.1f} mm"
 
 
 __all__ = ["HeadTrackingPFL", "HeadTrackingPFLParams", "UnifiedPFL", "lab_torques", "paper_state", "wrap"]

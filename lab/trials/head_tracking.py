@@ -2,12 +2,13 @@
 r_ref(t) under the PFL controller; the trial adds the task's metrics.
 
 ``[trial] type = "head_tracking"`` needs ``[robot] type = "wheeled_snake"`` and ``[controller] type =
-"head_tracking_pfl"``, and gives
+"head_tracking_pfl"``, and adds
 
 * ``pfl.head_rms_error_m``, ``pfl.head_max_error_m`` — |r_ref − r| over t ≥ ``rms_from`` (the issue's
   20 s), r the head point (the robot's head_tip link in the recorded series), r_ref the controller's;
 * ``pfl.torque_rms_Nm`` — RMS over the yaw joints and over ``torque_window`` (the issue's 36–60 s;
   per joint in lab.papers.guo2015_wheeled);
+* the reference path painted on the floor (a visual-only body: the GUI, screenshots and videos show it);
 * ``wheels.lateral_slip_rms_mps`` — RMS over all modules and all steps of each module's lateral
   velocity at its wheels (eq. 1's n_i · Ċ_i, which the paper's wheel holds at 0), metered every step
   by the controller; ``wheels.lateral_slip_rms_late_mps`` the same over t ≥ ``rms_from``;
@@ -19,6 +20,7 @@ lab/trials/__init__.py lists the other trials.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +38,19 @@ class HeadTracking(Trial):
     torque_window: tuple[float, float] = vector((36.0, 60.0), length=2, ge=0, le=1e5, unit="s",
                                                 names="[t0, t1]", doc="joint torque RMS over this window")
 
+    path_rgba: tuple[float, float, float, float] = vector((0.1, 0.65, 0.2, 1.0), length=4, ge=0, le=1,
+                                                          names="(RGBA)", doc="colour of the reference path on the floor")
+
+    def setup(self, sim) -> None:
+        """Paint the reference path r_ref(t), 0 ≤ t ≤ duration, on the floor: a visual-only static body of
+        thin boxes (no collision, no mass, not in the snapshot), so the GUI's mirror, a screenshot and a
+        video show it at no cost per step."""
+        sc = sim.scenario
+        from ..controllers.head_tracking_pfl import HeadTrackingPFL
+
+        reference = HeadTrackingPFL.reference_of(sc.controller)
+        reference_path_body(sim.world.client, reference, sc.sim.duration, rgba=self.path_rgba)
+
     def validate_scenario(self, robot, controller, arena, sim) -> None:
         from ..controllers.head_tracking_pfl import HeadTrackingPFLParams
         from ..robots.wheeled_snake import WheeledSnakeSpec
@@ -48,6 +63,34 @@ class HeadTracking(Trial):
     def metrics(self, sim, series: dict) -> dict:
         return head_tracking_metrics(series, sim.controller.logged(), sim.controller.p.reference,
                                      sim.controller.layout.yaw_joints, self.rms_from, self.torque_window)
+
+
+MAX_SHAPES = 16  # PyBullet's createVisualShapeArray holds at most 16 shapes (17 segfaults, measured)
+
+
+def reference_path_body(client, reference, t_end: float, rgba=(0.1, 0.65, 0.2, 1.0), step_s: float = 0.5,
+                        width: float = 0.006, z: float = 0.0006) -> list[int]:
+    """Static visual-only bodies tracing r_ref(t), 0 ≤ t ≤ t_end, on the floor: one thin box per ``step_s``
+    of the reference (at most 480), 16 to a body; returns the body ids."""
+    from ..engine import pb
+
+    n = int(min(30 * MAX_SHAPES, max(1, math.ceil(t_end / step_s))))
+    P = np.array([reference(t)[0] for t in np.linspace(0.0, t_end, n + 1)])
+    d = np.diff(P, axis=0)
+    length = np.hypot(d[:, 0], d[:, 1])
+    mid = 0.5 * (P[:-1] + P[1:])
+    yaw = np.arctan2(d[:, 1], d[:, 0])
+    bodies = []
+    for k0 in range(0, n, MAX_SHAPES):
+        k = range(k0, min(n, k0 + MAX_SHAPES))
+        vis = client.createVisualShapeArray(
+            shapeTypes=[pb.GEOM_BOX] * len(k),
+            halfExtents=[[0.5 * float(length[i]) + 0.5 * width, 0.5 * width, 0.0005] for i in k],
+            visualFramePositions=[[float(mid[i, 0]), float(mid[i, 1]), z] for i in k],
+            visualFrameOrientations=[client.getQuaternionFromEuler([0.0, 0.0, float(yaw[i])]) for i in k],
+            rgbaColors=[list(rgba)] * len(k))
+        bodies.append(client.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=-1, baseVisualShapeIndex=vis))
+    return bodies
 
 
 def head_tracking_metrics(series: dict, log: dict, reference, yaw_joints, rms_from: float,
