@@ -380,3 +380,47 @@ def test_quick_report_section_seed000(tmp_path):
     assert figs == ["seed000_fig4_head.png", "seed000_fig5_joint_angles.png", "seed000_fig6_joint_torques.png",
                     "seed000_fig6b_torque_rms.png", "seed000_wheels_friction_slip.png"]
     assert "diverged" in md  # the rubber-wheel run
+
+
+# ---------------------------------------------------------------- the GUI
+
+
+def test_gui_overlay_draws_the_head_error_and_the_trial_paints_the_reference():
+    sc = scn.load(SCENARIO)  # 60 s: the painted path covers the run
+    sim = Simulation(sc)
+    try:
+        s = sim.world.read_state()
+        lines, text = sim.controller.gui_overlay(s)
+        (p0, p1, rgb), = lines
+        np.testing.assert_allclose(p0[:2], table1_q0()[:2], atol=1e-9)  # from the head point…
+        np.testing.assert_allclose(p1[:2], [0.0, 0.0], atol=1e-12)  # …to r_ref(0)
+        assert text.startswith("head error")
+        c = sim.world.client
+        path = [b for b in (c.getBodyUniqueId(i) for i in range(c.getNumBodies()))
+                if b != sim.world.robot and b != sim.world.ground and c.getVisualShapeData(b)]
+        boxes = [v for b in path for v in c.getVisualShapeData(b)]
+        assert len(boxes) == 120 and all(len(c.getVisualShapeData(b)) <= 16 for b in path)  # 0.5 s each over 60 s
+        assert all(c.getDynamicsInfo(b, -1)[0] == 0.0 for b in path) and not any(c.getCollisionShapeData(b, -1)
+                                                                                 for b in path)
+        # the painted path lies on r_ref: each box's centre is the midpoint of its 0.5 s of the reference
+        ref = HeadTrackingPFL.reference_of(sc.controller)
+        mid = 0.5 * (ref(0.0)[0] + ref(0.5)[0])
+        np.testing.assert_allclose(boxes[0][5][:2], mid, atol=1e-12)
+    finally:
+        sim.close()
+
+
+@pytest.mark.gui
+def test_gui_run_of_the_scenario(tmp_path, lab_cmd):
+    """A real --gui run under Xvfb: exit 0, a screenshot with the snake (orange modules) in it."""
+    import imageio.v2 as imageio
+
+    xvfb = need_tool("xvfb-run")
+    shot, out = tmp_path / "shot.png", tmp_path / "out"
+    r = subprocess.run([xvfb, "-a", "-s", "-screen 0 1024x768x24", *lab_cmd, "run", SCENARIO, "--gui", "--set",
+                        "sim.duration=0.05", "--screenshot", str(shot), "--out", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    rgb = imageio.imread(shot)[..., :3].astype(float)
+    orange = int(((rgb[..., 0] - rgb[..., 2] > 80) & (rgb[..., 0] > 120)).sum())
+    assert orange > 200, f"snake not visible in the screenshot ({orange} orange pixels)"
