@@ -180,6 +180,13 @@ def _remove_entry(folder: Path, rel: str) -> None:
     p = folder / rel
     if Path(rel).is_absolute() or ".." in Path(rel).parts:  # a marker only ever names paths inside
         return
+    # A listed path whose folder part now runs through a symlink (figures/ replaced by a link to the
+    # user's own folder) would reach outside: only what really lies inside the output goes.
+    real_folder = os.path.realpath(folder)
+    real_parent = os.path.realpath(p.parent)
+    if real_parent != real_folder and not real_parent.startswith(real_folder + os.sep):
+        log.warning("not removing %s: its folder leads outside %s", p, folder)
+        return
     if p.is_symlink() or p.is_file():
         p.unlink()
     elif p.is_dir():

@@ -444,3 +444,19 @@ def test_sweep_writes_provenance_marker_and_resumes_without_overwrite(tmp_path, 
     err = capsys.readouterr().err  # after the sweep's own progress line on stderr: one error line
     errors = [line for line in err.splitlines() if line.startswith("error: ")]
     assert errors == [f"error: --out {out}: cannot write: No space left on device"] and "Traceback" not in err
+
+
+def test_removal_never_follows_a_symlinked_folder_out_of_the_output(tmp_path):
+    """A listed file whose folder was replaced by a link to the user's own folder stays untouched:
+    removal only deletes what really lies inside the lab's output."""
+    from lab.outputs import _remove_entry
+
+    out, mine = tmp_path / "report", tmp_path / "my_figures"
+    out.mkdir()
+    mine.mkdir()
+    (mine / "seed001_startup.png").write_bytes(b"user data")
+    (out / "figures").symlink_to(mine, target_is_directory=True)
+    _remove_entry(out, "figures/seed001_startup.png")
+    assert (mine / "seed001_startup.png").read_bytes() == b"user data"
+    _remove_entry(out, "figures")  # the link itself is the lab's entry: it goes, its target stays
+    assert not (out / "figures").exists() and (mine / "seed001_startup.png").is_file()
