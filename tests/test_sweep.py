@@ -166,7 +166,7 @@ def test_bad_cli_override_exits_2(tmp_path, capsys):
 
 def test_failing_run_is_a_row_not_a_crash(tmp_path):
     """A run that raises (here: no scenario at all) comes back as status 'failed' with a one-line error."""
-    row, result = run_task(Task(run_id="x", scenario=None, info={"seed": 1}, row_file=str(tmp_path / "x.json")))
+    row, result, _ = run_task(Task(run_id="x", scenario=None, info={"seed": 1}, row_file=str(tmp_path / "x.json")))
     assert row["status"] == "failed" and result is None
     assert row["error"].startswith("AttributeError") and "\n" not in row["error"]
     assert json.loads((tmp_path / "x.json").read_text())["status"] == "failed"

@@ -9,6 +9,13 @@ even if the client was interrupted before hearing about it.
 threads_per_worker=1, processes=True)``: one process per run in flight, since PyBullet and the step
 loop are single-threaded and hold the GIL) and for a running scheduler (``Client(address)``).
 :func:`run_sweep` is the ``lab sweep`` loop on top: resume, progress bar, tables, Ctrl-C.
+
+**On a cluster** (``--scheduler``) the workers share no file system with the client, as on most
+clusters: the task shipped to a worker carries no path of the client's (``ship_files``); the worker
+writes the run folder into a private temporary folder, returns its files as bytes with the row, and
+the client writes them under ``--out`` exactly as a local worker would (atomically, row file last,
+so a resumed sweep skips it). A worker that dies mid-run never returned anything: dask runs the task
+again elsewhere, and nothing half-written exists on the client's side.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ class Task:
     plots: bool = False
     keep_result: bool = False  # return the RunResult (series and all) to the client
     command: tuple = ()  # the command line that asked for the run, for its provenance.json
+    ship_files: bool = False  # worker returns the run folder's files instead of writing run_dir (no shared FS)
 
 
 def one_line(exc: BaseException) -> str:
@@ -74,33 +82,69 @@ def make_row(task: Task, status: str, error: str, metrics: dict, wall: float) ->
 
 
 def run_task(task: Task):
-    """Worker side. Returns ``(row, result_or_None)``; never raises for a failing run: the failure is
-    the row's ``status = "failed"`` with a one-line ``error``, and the sweep carries on."""
+    """Worker side. Returns ``(row, result_or_None, files_or_None)``; never raises for a failing run:
+    the failure is the row's ``status = "failed"`` with a one-line ``error``, and the sweep carries on.
+    ``files`` (``ship_files`` tasks only): the run folder as ``{relative path: bytes}``."""
+    import tempfile
+
     from ..results import write_run
     from ..runner import run_scenario
 
     started, t0 = time.time(), time.perf_counter()
     _event(task.events, task.session, "start", task.run_id)
-    result = None
+    result = files = None
     try:
         result = run_scenario(task.scenario)
-        if task.run_dir:
+        if task.run_dir or task.ship_files:
             from ..provenance import collect
 
-            # The run folder lives inside the sweep's (or report's) own folder: a folder left there by an
-            # earlier attempt is the lab's and is replaced; anything else there is refused.
-            write_run(Path(task.run_dir), result, plots=task.plots, overwrite=True,
-                      provenance=collect(task.command or None, started, time.perf_counter() - t0,
-                                         run_id=task.run_id))
+            prov = collect(task.command or None, started, time.perf_counter() - t0, run_id=task.run_id)
+            if task.ship_files:
+                with tempfile.TemporaryDirectory(prefix="lab-run-") as tmp:
+                    folder = write_run(Path(tmp) / "run", result, plots=task.plots, provenance=prov)
+                    files = folder_files(folder, "run")
+            else:
+                # The run folder lives inside the sweep's (or report's) own folder: a folder left there by
+                # an earlier attempt is the lab's and is replaced; anything else there is refused.
+                write_run(Path(task.run_dir), result, plots=task.plots, overwrite=True, provenance=prov)
         status, error, metrics = result.status, result.error, dict(result.metrics)
     except Exception as exc:  # a crash in one run is data, not the end of the sweep
         log.debug("run %s failed", task.run_id, exc_info=True)
-        status, error, metrics = "failed", one_line(exc), {}
+        status, error, metrics, files = "failed", one_line(exc), {}, None
     row = make_row(task, status, error, metrics, time.perf_counter() - t0)
     if task.row_file:
         write_json_atomic(Path(task.row_file), row)
     _event(task.events, task.session, "done", task.run_id)
-    return row, (result if task.keep_result else None)
+    return row, (result if task.keep_result else None), files
+
+
+def folder_files(folder: Path, kind: str) -> dict[str, bytes]:
+    """Every file under ``folder`` as ``{relative posix path: bytes}``, without the lab's marker (the
+    client's own :class:`lab.outputs.Output` writes that)."""
+    from ..outputs import marker_path
+
+    marker = marker_path(folder, kind)
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file() and p != marker}
+
+
+def land(task: Task, row: dict, files: dict[str, bytes] | None) -> None:
+    """Client side of a ``ship_files`` task: write the returned run folder to ``task.run_dir`` (one
+    atomic replace, as :func:`lab.results.write_run` does on a worker), then the row file (last: a
+    row on disk means the run is complete), then the event line."""
+    from ..outputs import prepare
+
+    if files is not None and task.run_dir:
+        def build(tmp: Path) -> None:
+            for rel, data in files.items():
+                path = tmp / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+
+        prepare(Path(task.run_dir), "run", overwrite=True).write_all(build)
+    if task.row_file:
+        write_json_atomic(Path(task.row_file), row)
+    _event(task.events, task.session, "done", task.run_id)
 
 
 def _warm_up() -> None:
@@ -215,17 +259,24 @@ class Executor:
     def run(self, tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
         """Submit every task; yield ``(task, row, result)`` in the order they finish. A task whose
         worker died (KilledWorker after dask's retries) comes back as a failed row."""
+        from dataclasses import replace
+
         from distributed import as_completed
 
         futures = {}
         try:
             for t in tasks:
-                fut = self.client.submit(run_task, t, key=f"lab-run-{t.run_id}-{t.session}", pure=False)
+                # A cluster's workers cannot see our paths: ship none, get the files back (see module doc).
+                shipped = (replace(t, run_dir=None, row_file=None, events=None, ship_files=bool(t.run_dir))
+                           if self.scheduler else t)
+                fut = self.client.submit(run_task, shipped, key=f"lab-run-{t.run_id}-{t.session}", pure=False)
                 futures[fut.key] = (fut, t)
             for fut in as_completed([f for f, _ in futures.values()]):
                 task = futures[fut.key][1]
                 try:
-                    row, result = fut.result()
+                    row, result, files = fut.result()
+                    if self.scheduler:
+                        land(task, row, files)
                 except Exception as exc:
                     row, result = make_row(task, "failed", one_line(exc), {}, 0.0), None
                     if task.row_file:
@@ -244,7 +295,7 @@ class Executor:
 def run_local(tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
     """The same tasks in this process, one after the other (no cluster start-up for small jobs)."""
     for t in tasks:
-        row, result = run_task(t)
+        row, result, _ = run_task(t)
         yield t, row, result
 
 
