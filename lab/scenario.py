@@ -24,10 +24,11 @@ from .errors import LabError
 from .fields import NUMBERS, Decl, Validated, declarations, num, vector
 from .arenas import ARENAS
 from .forces import FORCES, FRICTION
+from .resources import scenario_dir
 from .robots import ROBOTS
 from .trials import TRIALS
 
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+SCENARIO_DIR = scenario_dir()  # the checkout's scenarios/, or the wheel's copy (lab.resources)
 
 
 @dataclass(frozen=True)

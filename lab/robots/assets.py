@@ -7,9 +7,10 @@ import inspect
 from dataclasses import fields
 from pathlib import Path
 
+from ..resources import asset_dir
 from . import ROBOTS
 
-ASSET_DIR = Path(__file__).resolve().parents[2] / "assets" / "urdf"
+ASSET_DIR = asset_dir()  # the checkout's assets/urdf/, or the wheel's copy (lab.resources)
 
 
 def default_assets() -> dict[str, str]:
