@@ -54,7 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     _common(p)
     p.add_argument("--duration", type=float, default=None, metavar="S", help="simulated seconds (overrides sim.duration)")
     p.add_argument("--video", default=None, metavar="FILE", help="record an .mp4 or .gif from the engine camera")
-    p.add_argument("--screenshot", default=None, metavar="PNG", help="with --gui: save the window at the end")
+    p.add_argument("--screenshot", default=None, metavar="PNG",
+                   help="save a PNG of the last instant with the overlays (the window's view with --gui, else the video camera)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
 
     p = sub.add_parser("check", help="engine vs analytic cross-checks")

@@ -437,10 +437,11 @@ class GuiOverlay:
                 pass
 
     # ------------------------------------------------------------------ screenshot
-    def screenshot(self, path, width: int | None = None) -> str:
+    def screenshot(self, path, width: int | None = None, scene=None) -> str:
         """Save the current view as a PNG: the OpenGL renderer with the window's own view and
-        projection matrices. ``width`` rescales (same aspect). Debug items (arrows, trail, text)
-        are not part of an engine camera image. Written to a temporary name, then renamed."""
+        projection matrices. ``width`` rescales (same aspect). Debug items (arrows, trail, text) are
+        not part of an engine camera image: ``scene``'s overlays (lab.overlay) are drawn onto it with
+        the same matrices. Written to a temporary name, then renamed."""
         c = self.client
         w, h, view, proj = c.getDebugVisualizerCamera()[:4]
         if w <= 0:  # camera unknown (see open_viewer): rebuild the view from our own camera state
@@ -453,6 +454,10 @@ class GuiOverlay:
         img = c.getCameraImage(w, h, view, proj, renderer=pb.ER_BULLET_HARDWARE_OPENGL,
                                flags=pb.ER_NO_SEGMENTATION_MASK)
         rgb = np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3]
+        if scene is not None:
+            from .overlay import draw
+
+            rgb = draw(rgb, scene, view, proj)
         return write_image_atomic(path, rgb)
 
 

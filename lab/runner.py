@@ -71,11 +71,37 @@ class Simulation:
 
             self.gui = GuiOverlay(self.world, self.controller, viewer=viewer)
             self.gui.overlay_sources = [law for law in self.forces.values() if hasattr(law, "gui_overlay")]
+        self.scene = None  # what --video frames and --screenshot draw over the rendered image (lab.overlay)
         self.video = None
         if video:
             from .video import VideoWriter
 
-            self.video = VideoWriter(self.world, video)
+            self.video = VideoWriter(self.world, video, scene=self.overlay_scene())
+
+    def overlay_scene(self):
+        if self.scene is None:
+            from .overlay import Scene
+
+            self.scene = Scene(self.world, [self.controller, *self.forces.values()])
+        return self.scene
+
+    def screenshot(self, path: str, state) -> str | None:
+        """A PNG of the last instant with the overlays, however the run ended: the window's view when
+        it is still open, else the video camera's, rendered headless. None (and a warning) if neither
+        can be made."""
+        scene = self.overlay_scene()
+        if self.gui is not None and not self.gui.closed:
+            try:
+                return self.gui.screenshot(path, scene=scene)
+            except Exception as exc:  # the window went away meanwhile: fall back to the headless camera
+                log.info("screenshot from the window failed (%s); rendering headless", exc)
+        from .video import still
+
+        try:
+            return still(self.world, state, path, scene)
+        except Exception as exc:
+            log.warning("--screenshot %s not written: %s", path, exc)
+            return None
 
     def step(self, state):
         """One step of the lab: controller and force laws on the snapshot → apply in one place →
@@ -114,9 +140,12 @@ class Simulation:
             bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
         recorder = self.recorder
         done = self.trial.stop_condition(self, state) if self.trial is not None else None
+        scene = self.overlay_scene() if screenshot else self.scene
         try:
             for k in range(n_steps):
                 state, wrench = self.step(state)
+                if scene is not None:
+                    scene.update(k, state, wrench)
                 if done is not None and k % CHECK_EVERY == 0 and done(state):
                     break
                 if bar is not None and k % 500 == 0:
@@ -128,8 +157,6 @@ class Simulation:
                         status = "stopped"
                         break
                     pace(state.t, t0)
-                    if screenshot and k == n_steps - 1:
-                        self.gui.screenshot(screenshot)
         except Diverged as exc:
             status, error = "diverged", str(exc)
             log.warning("%s", exc)
@@ -146,6 +173,8 @@ class Simulation:
             if self.video is not None:
                 self.video.close()
         wall = time.perf_counter() - t0
+        if screenshot:
+            self.screenshot(screenshot, state)
         recorder.flush(state)
         series = recorder.series()
         metrics = {"status": status, "sim_time_s": float(recorder.steps * sc.sim.dt), "wall_time_s": float(wall),

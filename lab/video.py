@@ -12,6 +12,10 @@ the base link's x axis), both target and heading eased
 with a 0.5 s time constant so the wiggle of a snake does not shake the picture. A visual-only grid
 on the ground (:func:`lab.visual.add_ground_grid`) shows the motion against the floor.
 
+Each frame carries the overlays of :mod:`lab.overlay` (force arrows, trails, the controller's and
+force laws' lines, the time/energy label), projected with this camera's matrices; :func:`still` is
+the same picture for ``--screenshot`` without a window.
+
 The file is written under a temporary name in the same folder and renamed into place by
 ``close()``, so a file at ``path`` is always complete.
 """
@@ -34,14 +38,78 @@ log = logging.getLogger(__name__)
 SUFFIXES = (".mp4", ".gif")
 
 
-class VideoWriter:
-    """Frames from the engine camera, every ``stride`` steps, into an .mp4 (H.264) or a .gif."""
+class FollowCamera:
+    """The video's camera: looks at the COM from above and behind ("behind": tail → head of a chain,
+    else the base's x axis turned by ``side_deg``), target and heading eased with ``ease_tau`` (``alpha`` per call; 1 = none)."""
 
     ease_tau = 0.5  # s, time constant of the camera's easing (target and heading)
+    side_deg = 60.0  # a robot that is not a chain is seen from behind and this far to its right
+
+    def __init__(self, client, size: float, width: int, height: int, distance: float | None = None,
+                 pitch_deg: float = -35.0, alpha: float = 1.0):
+        self.client = client
+        self.size = size
+        self.width, self.height = int(width), int(height)
+        self.distance = float(distance) if distance else max(0.3, 1.5 * size)
+        self.pitch = math.radians(pitch_deg)
+        self.alpha = alpha
+        self.proj = client.computeProjectionMatrixFOV(50.0, self.width / self.height, 0.01, 100.0)
+        self._target: np.ndarray | None = None
+        self._yaw = 0.0
+
+    def view(self, state) -> list[float]:
+        com = np.asarray(state.com_W, dtype=float)
+        axis = state.p_W[-1] - state.p_W[0]  # tail → head of a chain
+        side = 0.0
+        if math.hypot(axis[0], axis[1]) < 0.25 * self.size:  # not a chain (tracked robot): base's x axis,
+            axis = state.x_axis_W[0]
+            side = self.side_deg  # seen from behind, a climb hides behind the robot; from the side it shows
+        yaw = (math.atan2(axis[1], axis[0]) + math.radians(side) if math.hypot(axis[0], axis[1]) > 1e-9
+               else self._yaw)
+        if self._target is None:
+            self._target, self._yaw = com.copy(), yaw
+        else:
+            self._target += self.alpha * (com - self._target)
+            self._yaw += self.alpha * math.remainder(yaw - self._yaw, 2.0 * math.pi)
+        d, p = self.distance, self.pitch
+        back = np.array([math.cos(self._yaw), math.sin(self._yaw), 0.0]) * d * math.cos(p)
+        eye = self._target - back + np.array([0.0, 0.0, -d * math.sin(p)])
+        return self.client.computeViewMatrix(eye.tolist(), self._target.tolist(), [0.0, 0.0, 1.0])
+
+    def render(self, view, shadow: bool = False) -> np.ndarray:
+        """An RGB frame (height, width, 3) from PyBullet's CPU renderer (no OpenGL, works headless)."""
+        img = self.client.getCameraImage(self.width, self.height, view, self.proj,
+                                         renderer=pb.ER_TINY_RENDERER, flags=pb.ER_NO_SEGMENTATION_MASK,
+                                         shadow=int(shadow), lightDirection=[0.4, -0.6, 1.0])
+        return np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3]
+
+
+def still(world, state, path, scene=None, width: int = 1024, height: int = 768) -> str:
+    """A headless screenshot of ``state`` (the run's last instant) with the overlays, written
+    atomically: the video's camera, not eased, and the ground grid (visual only)."""
+    from .gui import write_image_atomic
+
+    if not np.isfinite(state.com_W).all():
+        raise ValueError("the robot's pose is not finite (the run diverged)")
+    cam = FollowCamera(world.client, robot_length(world), width, height)
+    if world.model is not None:
+        add_ground_grid(world, world.client, center=state.com_W[:2], dots=True)
+    view = cam.view(state)
+    rgb = cam.render(view, shadow=True)
+    if scene is not None:
+        from .overlay import draw
+
+        rgb = draw(rgb, scene, view, cam.proj)
+    return write_image_atomic(path, rgb)
+
+
+class VideoWriter:
+    """Frames from the engine camera, every ``stride`` steps, into an .mp4 (H.264) or a .gif, with the
+    overlays of ``scene`` (a :class:`lab.overlay.Scene`) drawn on each frame."""
 
     def __init__(self, world, path, fps: float = 30, width: int = 640, height: int = 480,
                  distance: float | None = None, pitch_deg: float = -35.0, shadow: bool = False,
-                 grid: bool = True):
+                 grid: bool = True, scene=None):
         import imageio.v2 as imageio
 
         self.path = os.fspath(path)
@@ -60,14 +128,10 @@ class VideoWriter:
         else:
             self.stride = max(1, int(round(1.0 / (fps * dt))))
         self.fps = 1.0 / (self.stride * dt)  # plays in real time
-        self.size = L = robot_length(world)
-        self.distance = float(distance) if distance else max(0.3, 1.5 * L)
-        self.pitch = math.radians(pitch_deg)
+        self.camera = FollowCamera(self.client, robot_length(world), self.width, self.height, distance, pitch_deg,
+                                   alpha=1.0 - math.exp(-self.stride * dt / FollowCamera.ease_tau))
         self.shadow = bool(shadow)
-        self._alpha = 1.0 - math.exp(-self.stride * dt / self.ease_tau)
-        self._proj = self.client.computeProjectionMatrixFOV(50.0, self.width / self.height, 0.01, 100.0)
-        self._target: np.ndarray | None = None
-        self._yaw = 0.0
+        self.scene = scene
         self.frames = 0
         self.render_s = 0.0  # wall time in getCameraImage
         self.encode_s = 0.0  # wall time handing frames to the encoder
@@ -92,29 +156,15 @@ class VideoWriter:
         if k % self.stride == 0 and not self._closed:
             self.capture(state)
 
-    def _view(self, state) -> list[float]:
-        com = np.asarray(state.com_W, dtype=float)
-        axis = state.p_W[-1] - state.p_W[0]  # tail → head of a chain
-        if math.hypot(axis[0], axis[1]) < 0.25 * self.size:  # not a chain (tracked robot): base's x axis
-            axis = state.x_axis_W[0]
-        yaw = math.atan2(axis[1], axis[0]) if math.hypot(axis[0], axis[1]) > 1e-9 else self._yaw
-        if self._target is None:
-            self._target, self._yaw = com.copy(), yaw
-        else:
-            self._target += self._alpha * (com - self._target)
-            self._yaw += self._alpha * math.remainder(yaw - self._yaw, 2.0 * math.pi)
-        d, p = self.distance, self.pitch
-        back = np.array([math.cos(self._yaw), math.sin(self._yaw), 0.0]) * d * math.cos(p)
-        eye = self._target - back + np.array([0.0, 0.0, -d * math.sin(p)])
-        return self.client.computeViewMatrix(eye.tolist(), self._target.tolist(), [0.0, 0.0, 1.0])
-
     def capture(self, state) -> np.ndarray:
         """Render one frame now and append it; returns the RGB array (height, width, 3)."""
         t0 = time.perf_counter()
-        img = self.client.getCameraImage(self.width, self.height, self._view(state), self._proj,
-                                         renderer=pb.ER_TINY_RENDERER, flags=pb.ER_NO_SEGMENTATION_MASK,
-                                         shadow=int(self.shadow), lightDirection=[0.4, -0.6, 1.0])
-        rgb = np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3]
+        view = self.camera.view(state)
+        rgb = self.camera.render(view, self.shadow)
+        if self.scene is not None:
+            from .overlay import draw
+
+            rgb = draw(rgb, self.scene, view, self.camera.proj)
         t1 = time.perf_counter()
         self._writer.append_data(rgb)
         self.encode_s += time.perf_counter() - t1
@@ -156,4 +206,4 @@ class VideoWriter:
         self.close()
 
 
-__all__ = ["VideoWriter", "SUFFIXES"]
+__all__ = ["VideoWriter", "FollowCamera", "still", "SUFFIXES"]
