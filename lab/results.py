@@ -41,6 +41,15 @@ def _json_default(o):
 
 def timeseries_csv(series: dict) -> str:
     """Flat CSV: one row per recorded sample; per-link and per-joint columns are numbered from the tail."""
+    cols = timeseries_columns(series)
+    header = ",".join(cols)
+    data = np.column_stack(list(cols.values())) if len(series["t"]) else np.zeros((0, len(cols)))
+    lines = [header] + [",".join(format(float(x), ".9g") for x in row) for row in data]
+    return "\n".join(lines) + "\n"
+
+
+def timeseries_columns(series: dict) -> dict[str, np.ndarray]:
+    """The columns of timeseries.csv (and of :meth:`lab.api.Result.timeseries`), by name, in order."""
     cols = {"t": series["t"]}
     for name in ("E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d"):
         cols[name] = series[name]
@@ -56,10 +65,7 @@ def timeseries_csv(series: dict) -> str:
         cols[f"qd_{j}"] = series["qd"][:, j]
     for j in range(series["q"].shape[1]):
         cols[f"tau_{j}"] = series["tau"][:, j]
-    header = ",".join(cols)
-    data = np.column_stack(list(cols.values())) if len(series["t"]) else np.zeros((0, len(cols)))
-    lines = [header] + [",".join(format(float(x), ".9g") for x in row) for row in data]
-    return "\n".join(lines) + "\n"
+    return cols
 
 
 WALL_CLOCK_KEYS = ("wall_time_s", "realtime_factor")  # in provenance.json, not metrics.json

@@ -1,0 +1,237 @@
+"""The lab from Python: load a scenario, build a simulation, step or run it, read the results.
+
+Everything here is a thin layer over what ``lab run`` uses — :func:`lab.scenario.load` for the
+scenario and its overrides, :class:`lab.runner.Simulation` for the World, controller, force laws and
+recorder, :func:`lab.results.write_run` for the output folder — so a run from Python and the same
+run from the CLI give the same numbers::
+
+    import lab
+
+    res = lab.run("snake_passive_creeping", {"sim.duration": 5, "friction.mu_n": 0.4})
+    res.metrics["com.speed_mean_mps"]       # the metrics of metrics.json, as a dict
+    df = res.timeseries                     # timeseries.csv as a pandas DataFrame
+    res.save("runs/mine")                   # the usual run folder (metrics, CSV, plots, provenance)
+
+    with lab.Sim("snake_serpenoid") as sim: # step by hand: the scenario's controller, or your torques
+        for _ in range(100):
+            state = sim.step()              # a lab.state.RobotState (p_W, v_W, q, qd, com_W, …)
+        state = sim.step(torques=[0.1] * sim.n_joints)
+
+Overrides are the ``--set`` keys, as a dict (``{"robot.n_modules": 12}``) or as ``"key=value"``
+strings. A force law written in user code joins a scenario by ``@lab.register_force("name")`` and a
+``forces.<name>.type = "name"`` override (examples/custom_force.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for
+    import pandas as pd
+
+    from .runner import RunResult
+    from .scenario import Scenario
+    from .state import RobotState
+
+Overrides = Mapping[str, Any] | Sequence[str] | None
+
+
+def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = None) -> "Scenario":
+    """A validated scenario: a name from ``lab list`` (``"snake_passive_creeping"``), a path to a
+    ``.toml``, or a Scenario already loaded (then ``overrides`` are applied to its resolved fields).
+
+    ``overrides``: ``{"friction.mu_n": 0.5}`` or ``["friction.mu_n=0.5"]``, the CLI's ``--set``.
+    Bad input raises :class:`lab.errors.LabError` naming the file and field."""
+    from . import scenario as scn
+
+    if isinstance(scenario, scn.Scenario):
+        if not overrides:
+            return scenario
+        return scn.from_dict(scn.apply_overrides(scenario.to_dict(), _plain(overrides)), where=scenario.name)
+    return scn.load(str(scenario), _plain(overrides))
+
+
+def _plain(overrides: Overrides):
+    if overrides is None or isinstance(overrides, Mapping):
+        return dict(overrides or {})
+    if isinstance(overrides, str):
+        return [overrides]
+    return list(overrides)
+
+
+@dataclass
+class Result:
+    """One finished run: ``status`` (``ok``, ``diverged``, ``stopped``), ``metrics`` (the dict of
+    metrics.json plus the wall-clock figures), the resolved ``scenario``, ``error`` (one line when
+    diverged), and the recorded samples as DataFrames."""
+
+    run: "RunResult"
+
+    @property
+    def status(self) -> str:
+        return self.run.status
+
+    @property
+    def metrics(self) -> dict:
+        return self.run.metrics
+
+    @property
+    def scenario(self) -> "Scenario":
+        return self.run.scenario
+
+    @property
+    def error(self) -> str:
+        return self.run.error
+
+    @property
+    def series(self) -> dict[str, np.ndarray]:
+        """The recorder's arrays: ``t`` (K,), ``xy`` (K, N, 2) link COMs, ``yaw`` (K, N), ``q``, ``qd``,
+        ``tau`` (K, J), energies ``E``, ``E_T``, ``E_R`` and powers/works ``P_in``, ``P_d``, ``W_in``, ``W_d``."""
+        return self.run.series
+
+    @property
+    def timeseries(self) -> "pd.DataFrame":
+        """timeseries.csv as a DataFrame: ``t, E, …, x_i, y_i, yaw_i, q_j, qd_j, tau_j`` (links and joints
+        numbered from the tail), one row per recorded sample (every ``sim.record_every`` steps)."""
+        return _frame(self.run.series)
+
+    def save(self, out: str | PathLike, overwrite: bool = False, plots: bool = True) -> Path:
+        """Write the run folder ``lab run --out`` writes (metrics.json, timeseries.csv, scenario.toml,
+        provenance.json, plots) under the same folder rule (:mod:`lab.outputs`). Returns the folder."""
+        from .results import write_run
+
+        return Path(write_run(Path(out), self.run, plots=plots, overwrite=overwrite))
+
+
+def _frame(series: dict) -> "pd.DataFrame":
+    import pandas as pd
+
+    from .results import timeseries_columns
+
+    return pd.DataFrame(timeseries_columns(series))
+
+
+def run(scenario: "str | PathLike | Scenario", overrides: Overrides = None, *, duration: float | None = None,
+        gui: bool = False, out: str | PathLike | None = None, overwrite: bool = False,
+        progress: bool = False) -> Result:
+    """Run a scenario to its end (``sim.duration``, or ``duration`` seconds) and return its
+    :class:`Result`; with ``out``, also write the run folder. ``gui=True`` opens the PyBullet window
+    (paced to real time, the same physics). This is ``lab run`` without the command line."""
+    from .runner import run_scenario
+
+    sc = load_scenario(scenario, overrides)
+    res = Result(run_scenario(sc, gui=gui, duration=duration, progress=progress))
+    if out is not None:
+        res.save(out, overwrite=overwrite)
+    return res
+
+
+def gui(scenario: "str | PathLike | Scenario", overrides: Overrides = None, **kwargs) -> Result:
+    """Open the scenario in the PyBullet window (sliders, trails, force arrows; Esc ends it) and
+    return the result when the window closes or the run ends: ``run(..., gui=True)``."""
+    return run(scenario, overrides, gui=True, **kwargs)
+
+
+class _Held:
+    """Stands in for the controller during :meth:`Sim.step` with ``torques``: returns them."""
+
+    def __init__(self, tau: np.ndarray):
+        self.tau = tau
+
+    def act(self, state) -> np.ndarray:
+        return self.tau
+
+
+class Sim:
+    """A scenario built into a World (robot, arena, trial bodies, controller, force laws, recorder),
+    advanced one step at a time. Use as a context manager, or call :meth:`close`.
+
+    :meth:`step` is exactly the step of ``lab run`` (:meth:`lab.runner.Simulation.step`: the
+    controller and force laws read the snapshot, the World applies torques and forces in one place,
+    the engine steps, the energy ledger books the step). :meth:`run` runs a fresh Sim to the end and
+    returns a :class:`Result` with the metrics. The underlying objects are ``sim.simulation``,
+    ``sim.world``, ``sim.controller``."""
+
+    def __init__(self, scenario: "str | PathLike | Scenario", overrides: Overrides = None, gui: bool = False):
+        from .runner import Simulation
+
+        self.scenario = load_scenario(scenario, overrides)
+        self.simulation = Simulation(self.scenario, gui=gui)
+        self.state: "RobotState" = self.simulation.world.read_state()
+        self._started = False
+
+    @property
+    def world(self):
+        return self.simulation.world
+
+    @property
+    def controller(self):
+        return self.simulation.controller
+
+    @property
+    def n_joints(self) -> int:
+        return self.simulation.world.n_joints
+
+    @property
+    def t(self) -> float:
+        return self.state.t
+
+    def step(self, n: int = 1, torques: Sequence[float] | np.ndarray | None = None) -> "RobotState":
+        """Advance ``n`` engine steps (of ``sim.dt``) and return the new snapshot. ``torques`` (J,) N·m
+        replace the controller's output for these steps (the controller is then not called, so its
+        internal state does not advance); None runs the scenario's controller. A blow-up raises
+        :class:`lab.errors.Diverged`. The recorder keeps samples up to ``sim.duration``."""
+        sim = self.simulation
+        if not self._started:
+            sim.recorder.start(self.state)
+            self._started = True
+        ctrl = sim.controller
+        if torques is not None:
+            tau = np.asarray(torques, dtype=float).reshape(-1)
+            if tau.shape != (self.n_joints,):
+                raise ValueError(f"torques: expected {self.n_joints} values (one per joint), got {tau.size}")
+            sim.controller = _Held(tau)
+        try:
+            state = self.state
+            for _ in range(int(n)):
+                state, _ = sim.step(state)
+                self.state = state
+        finally:
+            sim.controller = ctrl
+        return self.state
+
+    def timeseries(self) -> "pd.DataFrame":
+        """What the recorder holds so far, as :attr:`Result.timeseries`."""
+        return _frame(self.simulation.recorder.series())
+
+    def run(self, duration: float | None = None, progress: bool = False) -> Result:
+        """Run from t = 0 to ``sim.duration`` (or ``duration`` s) with the scenario's controller: the
+        same result as :func:`run`. Only on a Sim that has not been stepped."""
+        if self._started:
+            raise RuntimeError("Sim.run starts at t = 0: make a new Sim (this one has been stepped)")
+        self._started = True
+        return Result(self.simulation.run(duration=duration, progress=progress))
+
+    def close(self) -> None:
+        self.simulation.close()
+
+    def __enter__(self) -> "Sim":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def scenarios() -> list[str]:
+    """The names of the shipped scenarios (``lab list``)."""
+    from .scenario import list_scenarios
+
+    return [p.stem for p in list_scenarios()]
+
+
+__all__ = ["Result", "Sim", "gui", "load_scenario", "run", "scenarios"]
