@@ -167,7 +167,8 @@ def cmd_check(args) -> int:
             raise LabError("lab check", f"unknown check {n!r}; allowed: {', '.join(CHECKS)}")
     out = args.out or unique_default(Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "check", overwrite=args.overwrite)
-    ok, table = run_checks(names, args.overrides, output, command=args.command, started=started)
+    ok, table = run_checks(names, args.overrides, output, command=args.command, started=started,
+                           progress=sys.stderr.isatty())
     print(table)
     print(f"checks.json in {out}/")
     return EXIT_OK if ok else 1

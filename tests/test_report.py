@@ -32,8 +32,7 @@ def test_quick_report_builds_seed001(quick_report):
         assert f"figures/{f.name}" in md
     # self-contained: figures embedded, nothing fetched
     assert page.count("data:image/png;base64,") == len(figs) and "<script" not in page and 'src="figures/' not in page
-    for word in ("pass", "warn", "info"):
-        assert f'class="{word}"' in page
+    assert 'class="info"' in page  # a quick report compares nothing (see test_quick_report_compares_nothing)
     # the runs behind the figures are kept
     from lab.papers.wang2011_creeping import studies as more
 
@@ -47,6 +46,66 @@ def test_report_table_marks(quick_report):
     assert "0.24–0.26" in md and "~7 s" in md and "energy balance residual" in md
     onset = next(line for line in md.splitlines() if line.startswith("| onset of rhythmic motion"))
     assert "n/a" in onset and "info" in onset
+
+
+def _table_rows(md: str) -> list[list[str]]:
+    rows = [line for line in md.splitlines() if line.startswith("| ") and line.count("|") >= 6]
+    return [[c.strip() for c in line.strip("|").split(" | ")] for line in rows[1:] if not line.startswith("| quantity")]
+
+
+def test_quick_report_compares_nothing_and_shows_no_nan(quick_report):
+    """Quick runs are too short for the papers' figures: no pass/warn/fail, and a value they could not
+    measure reads "—" with the reason, never ``nan ± nan``."""
+    from lab.report.core import QUICK_EMPTY, quick_row
+
+    _, out = quick_report
+    md = (out / "report.md").read_text(encoding="utf-8")
+    table = [r for r in _table_rows(md) if len(r) == 5]
+    assert table and all(r[3] == "**info**" for r in table), [r for r in table if r[3] != "**info**"]
+    assert not any("nan" in r[1].lower().split() or "nan ±" in r[1] for r in table)
+    # the rule itself, on hand-made rows
+    r = quick_row(Row("v", "nan ± nan m/s", "0.2", "warn", "−100 % from E_ref"))
+    assert (r.lab, r.mark) == (QUICK_EMPTY, "info") and r.note.startswith("quick run: not compared")
+    assert quick_row(Row("w", "0.31 ± 0.02", "0.3", "pass")).lab == "0.31 ± 0.02"
+    assert quick_row(Row("n", "nanometre", "x", "info", "kept")) == Row("n", "nanometre", "x", "info", "kept")
+
+
+def test_report_html_is_well_formed_and_has_no_raw_markdown(quick_report):
+    """Parse report.html: every opened block element is closed in order, and no table cell or paragraph
+    shows Markdown syntax (``**``, ``|---``, ``](``) instead of its rendering."""
+    from html.parser import HTMLParser
+
+    _, out = quick_report
+    page = (out / "report.html").read_text(encoding="utf-8")
+    blocks = {"html", "head", "body", "table", "tr", "td", "th", "p", "figure", "figcaption", "h1", "h2", "h3",
+              "ul", "ol", "li", "em", "strong", "code", "span", "a", "title", "style"}
+
+    class Check(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.stack, self.text, self.errors = [], [], []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in blocks:
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag):
+            if tag in blocks:
+                if not self.stack or self.stack[-1] != tag:
+                    self.errors.append(f"</{tag}> closes {self.stack[-1:]}")
+                else:
+                    self.stack.pop()
+
+        def handle_data(self, data):
+            if self.stack and self.stack[-1] not in ("style", "code"):
+                self.text.append(data)
+
+    c = Check()
+    c.feed(page)
+    assert not c.errors and not c.stack, (c.errors[:5], c.stack)
+    text = " ".join(c.text)
+    for raw in ("**", "|---", "]("):
+        assert raw not in text, raw
 
 
 def test_unknown_section_is_exit_2(tmp_path, capsys):
@@ -90,3 +149,23 @@ def test_markdown_is_rendered_by_a_markdown_library():
 def test_row_marks_are_checked():
     with pytest.raises(ValueError, match="mark"):
         Row("q", "1", "1", "great")
+
+
+def test_progress_bars_name_the_section_and_the_check(tmp_path, capsys):
+    """On a terminal `lab report` and `lab check` show a bar naming what runs (minutes otherwise silent)."""
+    from lab.checks import CHECKS, Check, Figure, run_checks
+    from lab.report.core import build_report
+
+    @section("zz_bar", title="Bar")
+    def static(ctx):
+        return SectionResult(body="x")
+
+    CHECKS["zz_check"] = Check("zz_check", lambda overrides: {"f": Figure.at_most(0.0, 1.0)}, "a check")
+    try:
+        build_report(tmp_path / "r", only=["zz_bar"], progress=True)
+        ok, _ = run_checks(["zz_check"], [], tmp_path / "c", progress=True)
+    finally:
+        SECTIONS.pop("zz_bar", None)
+        CHECKS.pop("zz_check", None)
+    err = capsys.readouterr().err
+    assert ok and "report: zz_bar" in err and "check: zz_check" in err

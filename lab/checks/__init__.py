@@ -49,7 +49,7 @@ def check(name: str):
 
 
 def run_checks(names: list[str], overrides: list[str], out, command: list[str] | None = None,
-               started: float | None = None) -> tuple[bool, str]:
+               started: float | None = None, progress: bool = False) -> tuple[bool, str]:
     """Run the checks and write ``checks.json`` and ``provenance.json`` into ``out`` (a folder, checked by
     :func:`lab.outputs.prepare` before any check runs, or an already prepared Output)."""
     from ..outputs import Output, prepare
@@ -62,15 +62,26 @@ def run_checks(names: list[str], overrides: list[str], out, command: list[str] |
     walls: dict[str, float] = {}
     rows = []
     all_ok = True
+    bar = None
+    if progress:  # one bar over the checks, on a terminal (some take minutes)
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(names), unit="check", leave=False)
     for name in names:
+        if bar is not None:
+            bar.set_description(f"check: {name}")
         t0 = time.perf_counter()
         figs = CHECKS[name].fn(overrides)
         dt = walls[name] = time.perf_counter() - t0
+        if bar is not None:
+            bar.update(1)
         results[name] = {k: asdict(f) for k, f in figs.items()}
         for k, f in figs.items():
             all_ok &= f.passed
             rows.append((name, k, f.value, f.tolerance, "pass" if f.passed else "FAIL", f.note))
         rows.append((name, "(wall time s)", dt, float("nan"), "", ""))
+    if bar is not None:
+        bar.close()
     prov = collect(command, started, time.perf_counter() - t_all, check_wall_time_s=walls)
 
     def build(tmp: Path) -> None:

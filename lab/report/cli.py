@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -47,6 +48,7 @@ def cmd_report(args) -> int:
     output = prepare(out, "report", overwrite=args.overwrite)
     outcomes, total = build_report(output, only=args.only, workers=workers, quick=args.quick,
                                    on_section=lambda oc: print(timing_line(oc), flush=True),
-                                   command=getattr(args, "command", None), started=started)
+                                   command=getattr(args, "command", None), started=started,
+                                   progress=sys.stderr.isatty())
     print(f"report.md, report.html in {out}/ (total wall time {total:.1f} s)")
     return 1 if any(oc.error for oc in outcomes) else 0

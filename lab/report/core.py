@@ -92,11 +92,26 @@ def load_sections() -> dict[str, Section]:
     return SECTIONS
 
 
+QUICK_MARK_NOTE = "quick run: not compared"
+QUICK_EMPTY = "— (too short in a quick run)"
+_NAN_RE = re.compile(r"\bnan\b|\binf\b", re.IGNORECASE)
+
+
+def quick_row(row: Row) -> Row:
+    """A table row as a ``--quick`` report shows it: the runs are too short for any comparison with
+    the paper, so no pass/warn/fail (mark ``info``), and a value the short runs could not measure
+    (``nan``) reads "—" with the reason instead of ``nan ± nan``."""
+    lab = QUICK_EMPTY if _NAN_RE.search(str(row.lab)) else row.lab
+    note = f"{QUICK_MARK_NOTE}; {row.note}" if row.note else QUICK_MARK_NOTE
+    return Row(row.quantity, lab, row.paper, "info", note if row.mark != "info" else row.note)
+
+
 class Context:
     """What a section may use. ``run_many`` runs scenarios (in parallel on a dask LocalCluster when
     ``workers > 1``, in this process otherwise) and writes each run under ``out/runs/<name>``."""
 
-    def __init__(self, out, quick: bool = False, workers: int = 1, command: list[str] | None = None):
+    def __init__(self, out, quick: bool = False, workers: int = 1, command: list[str] | None = None,
+                 progress: bool = False):
         from ..outputs import Output
 
         self.output = out if isinstance(out, Output) else None  # the --out rule: files are claimed first
@@ -105,6 +120,7 @@ class Context:
         self.quick = quick
         self.workers = max(1, int(workers))
         self.section = ""
+        self.progress = progress  # a bar over each batch of runs (on a terminal)
         self._executor = None
         self._done: dict[str, tuple] = {}  # name -> (scenario, result): runs shared between sections
 
@@ -134,6 +150,11 @@ class Context:
         else:
             finished = run_local(tasks)
         failed = []
+        if self.progress and tasks:
+            from tqdm import tqdm
+
+            finished = tqdm(finished, total=len(tasks), desc=f"  {self.section} runs", unit="run", leave=False,
+                            position=1)
         for task, row, result in finished:
             if row["status"] == "failed" or result is None:
                 failed.append(f"{task.run_id}: {row.get('error', 'no result')}")
@@ -173,7 +194,7 @@ class Context:
 
 def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bool = False,
                  on_section: Callable[[SectionOutcome], None] | None = None, overwrite: bool = False,
-                 command: list[str] | None = None, started: float | None = None
+                 command: list[str] | None = None, started: float | None = None, progress: bool = False
                  ) -> tuple[list[SectionOutcome], float]:
     """Run the sections, write ``report.md``, ``report.html`` and ``provenance.json``; returns the outcomes
     and total wall time. A section that raises is reported as failed and the others still run.
@@ -192,11 +213,18 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
             raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
     output = out if isinstance(out, Output) else prepare(out, "report", overwrite=overwrite)
     output.open()
-    ctx = Context(output, quick=quick, workers=workers, command=command)
+    ctx = Context(output, quick=quick, workers=workers, command=command, progress=progress)
     outcomes = []
     t_all = time.perf_counter()
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(keys), unit="section", position=0, leave=False)
     try:
         for k in keys:
+            if bar is not None:
+                bar.set_description(f"report: {k}")
             sec = sections[k]
             ctx.section = k
             t0 = time.perf_counter()
@@ -207,11 +235,20 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
             except Exception as exc:  # one broken section must not cost the whole report
                 log.info("section %s failed", k, exc_info=True)  # the traceback with `lab -v report`
                 res, err = SectionResult(), one_line(exc)
+            if quick:
+                res = SectionResult(res.body, res.figures, [quick_row(r) for r in res.table])
             oc = SectionOutcome(sec, res, time.perf_counter() - t0, err)
             outcomes.append(oc)
+            if bar is not None:
+                bar.update(1)
+                bar.clear()
             if on_section:
                 on_section(oc)
+            if bar is not None:
+                bar.refresh()
     finally:
+        if bar is not None:
+            bar.close()
         ctx.close()
     total = time.perf_counter() - t_all
     meta = {"quick": quick, "workers": workers, "total_s": total, "generated": time.strftime("%Y-%m-%d %H:%M:%S")}
