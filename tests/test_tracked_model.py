@@ -268,3 +268,58 @@ def test_climb_phase_peak_torque_has_a_closed_form_flat_in_the_step_height():
             assert climb(p, h, 0.5).peak_climb_torque == pytest.approx(cf, rel=tol("climb.closed_form_rel"))
         peaks.append(cf)
     assert np.all(np.diff(peaks) > 0)
+
+
+def test_low_step_climb_goes_on_top_until_the_com_passes_the_edge():
+    """h = 0.05 m: the edge contact rolls round the front-bottom pulley F onto the step top with the COM
+    still behind the edge (so the climb is not over there); on top F's centre stays at h + r and the
+    guide wheel on the slope — checked against plain trigonometry of the rolling pulley — and the path's
+    work is the energy gained (the on-top chain's dynamics are consistent with its kinematics)."""
+    h, wd = 0.05, 0.5
+    path = climb_path(P, h, dtheta=0.002)
+    r = climb(P, h, arm_speed=wd, path=path)
+    top = np.nonzero(r.phase == 2)[0]
+    assert top.size > 10 and r.success and r.reason == "com_over_edge"
+    g = gravity_S(0.0, 0.0)
+    from lab.models.tracked_climb import forward_distance
+
+    d = forward_distance(path.com, h, g)
+    assert d[top[0]] < -0.02  # landed on the top with the COM > 2 cm behind the edge
+    assert d[r.n - 1] >= 0 > d[r.n - 2]  # the climb ends with the COM over the edge
+    # plain trigonometry: the body pose from F's centre (on the line z = h + r) and the pitch
+    ch = path.top
+    gb0 = ch.links[0].g0
+    R0 = gb0[:3, :3]
+    phi_L = math.atan2(R0[1, 2], R0[2, 2])  # ω = −x: R = R_x(−φ), so R[1,2] = sin φ
+    F_B = np.array([0.0, P.inradius, -P.track_side / 2])  # F's centre in the body frame (y, z) = (a, −l/2)
+    F_L = gb0[:3, :3] @ F_B + gb0[:3, 3]
+    assert F_L[1] == pytest.approx(0.0, abs=1e-9) and F_L[2] == pytest.approx(h + P.pulley_radius, abs=1e-9)
+    for i in top[[0, len(top) // 2, -1]]:
+        u, phit, tht = path.q[i]
+        assert u == pytest.approx(P.pulley_radius * phit + P.sigma_per_theta * tht, abs=1e-12)  # rolls, no slip
+        phi = phi_L + phit
+        c, s_ = math.cos(phi), math.sin(phi)
+        Rb = np.array([[1, 0, 0], [0, c, s_], [0, -s_, c]])  # R_x(−φ)
+        Fc = np.array([0.0, u, h + P.pulley_radius])
+        centre = Fc - Rb @ F_B
+        theta = path.theta[i]  # the model's arm angle from the front face's perpendicular
+        arm = np.array([0.0, -math.cos(theta - phi), -math.sin(theta - phi)])
+        wheel = centre + P.arm_length * arm
+        assert wheel[2] == pytest.approx(P.guide_radius, abs=1e-9)
+        assert path.wheel[i] == pytest.approx(wheel, abs=1e-9)
+        com = (P.m_body * centre + P.m_arm * (centre + P.arm_com * arm)) / (P.m_body + P.m_arm)
+        assert path.com[i] == pytest.approx(com, abs=1e-9)
+    # continuity at landing: the last climb sample and the first on-top one are one arm step apart
+    assert np.linalg.norm(path.com[top[0]] - path.com[top[0] - 1]) < 0.002
+    # work–energy over the on-top samples
+    m = np.array([P.m_body, P.m_arm])
+    th = path.theta[top]
+    work = np.trapezoid(r.motor_torque[top] * P.i1 * P.i0, th)
+    E = []
+    for i in (top[0], top[-1]):
+        q, qd = path.q[i], path.dq[i] * wd
+        pos = np.array([pp[:3, 3] for pp in ch.poses(q)])
+        E.append(0.5 * qd @ ch.mass_matrix(q) @ qd - m @ pos @ g)
+    assert work == pytest.approx(E[1] - E[0], rel=2e-3)
+    # on top the step carries the body through F (no edge force along the belt beyond the belt's own)
+    assert np.all(r.edge_normal[top] > 0)

@@ -203,6 +203,35 @@ def test_climb_metrics_on_a_hand_made_log():
     assert m["climb.min_margin_m"] > 0
 
 
+def test_edge_slip_is_the_belt_sliding_over_the_edge():
+    """The edge's belt material coordinate u − r ψ: constant when the belt carries the body along the
+    edge (no slip), growing by r Δψ when the belt runs past a fixed contact; samples off the edge and
+    outside the window do not count."""
+    from lab.trials.step_climb import edge_slip
+
+    r, x_e, h = SPEC.pulley_radius, 0.16, 0.1
+    n = 101
+    psi = np.linspace(0.0, 2.0, n)  # the belt runs r·2 = 5 cm
+    P = SPEC.pulley_centres()
+    F, T = P[0], P[1]
+    t_front = (F - T) / np.linalg.norm(F - T)  # the belt's direction of motion on the front face (T → F)
+    n_front = np.array([-t_front[1], t_front[0]])
+    mid = 0.5 * (F + T) + r * n_front
+    edge_W = np.tile([x_e, 0.0, h], (n, 1))
+    window = np.ones(n, bool)
+    fixed = np.tile(mid, (n, 1))  # the contact stays put on the body: the belt slides over it
+    L = {"edge_W": edge_W, "edge_B": fixed, "psi": psi}
+    assert edge_slip(L, window, x_e, h, SPEC) == pytest.approx(r * 2.0, rel=1e-9)
+    carried = mid[None, :] + (r * psi)[:, None] * t_front  # the contact moves along with the belt
+    L["edge_B"] = carried
+    assert edge_slip(L, window, x_e, h, SPEC) == pytest.approx(0.0, abs=1e-12)
+    L["edge_B"] = fixed
+    off = edge_W.copy()
+    off[n // 2:, 0] += 0.01  # the second half of the contacts are 1 cm off the edge
+    L["edge_W"] = off
+    assert edge_slip(L, window, x_e, h, SPEC) == pytest.approx(r * psi[n // 2 - 1], rel=1e-9)
+
+
 def test_arm_lets_go_only_once_the_com_has_passed_the_edge():
     """The climb hands over to drive-on when the COM is past the step's edge — the rearmost track
     contact seen on the upper level — not when the body merely lies on the top (COM behind the edge,

@@ -223,7 +223,7 @@ def climb_end_index(path, alpha: float, beta: float) -> int:
     from ..models.tracked_climb import forward_distance, gravity_S
 
     d = forward_distance(path.com, path.h, gravity_S(alpha, beta))
-    over = np.nonzero((d >= 0) & (path.phase == 1))[0]
+    over = np.nonzero((d >= 0) & (path.phase >= 1))[0]  # on a low step: on top (phase 2)
     return int(over[0]) if over.size else len(path.theta)
 
 

@@ -162,7 +162,7 @@ class TrackedClimb(Controller):
         self.pitch0 = 0.0  # the flat pitch the current flip began on (a multiple of 120°)
         self.max_rel = 0.0  # the largest pitch since then
         self.log = {k: [] for k in ("t", "phase", "com", "body", "pitch", "theta", "theta_dot", "psi_dot", "tau_arm",
-                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft")}
+                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft", "edge_W", "edge_B", "psi")}
 
     # -------------------------------------------------------------------- commands
     def arm_speed_cmd(self) -> float:
@@ -324,6 +324,8 @@ class TrackedClimb(Controller):
         L["tau_motor"].append(tau_m)
         A = B = C = np.full(3, np.nan)
         fn = ft = 0.0
+        pc = np.full(3, np.nan)  # the track–step contact point (normal-force weighted)…
+        pB = np.full(2, np.nan)  # …and in the body's x–z plane
         cs = state.contacts
         if cs is not None and len(cs):
             link = cs[:, 0].astype(int)
@@ -335,6 +337,10 @@ class TrackedClimb(Controller):
                 A, B = P[np.argmax(P[:, 1])], P[np.argmin(P[:, 1])]
                 fn = float(cs[ts, 8].sum())
                 ft = float(np.linalg.norm(cs[ts, 9:12].sum(axis=0)))
+                if fn > 0:
+                    pc = cs[ts, 8] @ P / fn
+                    d = state.R_WB[0].T @ (pc - state.p_W[0])
+                    pB = np.array([d[0], d[2]])
             g = link == self.l_guide
             if g.any():
                 C = cs[g, 2:5].mean(axis=0)
@@ -343,6 +349,9 @@ class TrackedClimb(Controller):
         L["C"].append(C)
         L["edge_fn"].append(fn)
         L["edge_ft"].append(ft)
+        L["edge_W"].append(pc)
+        L["edge_B"].append(pB)
+        L["psi"].append(float(state.q[self.j_drive]))
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"arm_speed": (0.05, 1.0), "advance_speed": (0.0, 0.06)}

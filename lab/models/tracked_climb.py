@@ -81,7 +81,14 @@ Phases (Fig 5)
     centre, so they do no work) from its base (ζ = −30°) to its front face against the riser (ζ = 0),
     track stalled, driven by the arm alone; the paper does not analyse it ("受力简单") — climb — the
     paper's closed chain (φ, s, θ), from φ = s = 0 until the robot's COM passes over the edge line
-    (it then tips onto the step) or its front face lands on the step top.
+    (it then tips onto the step) — on top (low steps, h ≲ 0.075 m with Table 1) — the edge contact
+    has rolled round the front-bottom pulley F until its normal is vertical: F stands on the step top
+    at the corner while the COM is still behind the edge (3.0 cm at h = 0.05 m), so the climb is not
+    over. The chain becomes F rolling on the top (its centre at h + r; no slip: the centre advances by
+    r dφ + ds, belt travel s = (r/i2) θ as in eq. 12) with the guide wheel on the slope, until the COM
+    passes the edge or the front face lies flat on the top. The paper does not treat it (its Fig 5
+    climb ends over the edge); without it the model's climb of a low step ended with the COM behind
+    the edge while the engine's ends with it over.
 """
 
 from __future__ import annotations
@@ -605,6 +612,24 @@ def flip_chain(p: ClimbParams) -> Chain:
     return Chain((jF, j5), _links(p, 1), np.array([0.0, -(p.arm_length - p.arm_com), 0.0]), 1)
 
 
+def top_chain(p: ClimbParams, g_body: np.ndarray, g_arm: np.ndarray, h: float) -> tuple[Chain, np.ndarray]:
+    """The on-top chain q = (u, φ̃, θ̃) from the landing pose (link poses ``g_body``, ``g_arm``, the
+    front-bottom pulley F's centre above the edge at (0, h + r), its contact normal vertical): a
+    prismatic joint along +y (u, the F centre's advance), a revolute about F's centre (φ̃, tipping
+    forward like ξ3) and the arm's ξ5 through the landing pivot (θ̃ = θ − θ_L). F rolls on the top
+    without slip while the belt runs, so the centre advances by the rolled arc plus the belt travel:
+    u = r φ̃ + (s − s_L) — the free direction at fixed belt travel is (r, 1, 0), returned with the
+    chain. Both rotations are about x, so the arm axis stays through the pivot."""
+    r = p.pulley_radius
+    pivot = g_body[:3, 3]  # the body frame sits at the pivot (the body centre)
+    ju = Joint("rev", twist_prismatic((0, 1, 0)))  # 'rev': any constant twist (exp_twist handles ω = 0)
+    jphi = Joint("rev", twist_revolute((-1, 0, 0), (0, 0, h + r)))
+    jth = Joint("rev", twist_revolute((1, 0, 0), pivot))
+    gw0, ga0 = _links(p, 2)
+    links = (Link("body", 2, g_body.copy(), gw0.mass, gw0.inertia), Link("arm", 3, g_arm.copy(), ga0.mass, ga0.inertia))
+    return Chain((ju, jphi, jth), links, np.array([0.0, -(p.arm_length - p.arm_com), 0.0]), 2), np.array([r, 1.0, 0.0])
+
+
 def _links(p: ClimbParams, n_body: int) -> tuple[Link, Link]:
     gw0 = np.eye(4)
     gw0[:3, 3] = (0.0, -p.l_z, p.z_pivot0)
@@ -644,9 +669,10 @@ def trig_closure(p: ClimbParams, h: float, phi: float, s: float, theta: float) -
 class ClimbPath:
     """The kinematic path of flip + climb for one (h, l_a), parametrised by the arm angle θ.
 
-    Arrays per sample (flip samples first, then climb): ``phase`` 0 flip / 1 climb, ``q`` the phase's
-    own coordinates padded to (ζ or φ, s, θ), ``dq``/``ddq`` = dq/dθ, d²q/dθ². Independent of α, β
-    (the closure lives in S); gravity enters only the dynamics and the end condition.
+    Arrays per sample (flip samples first, then climb, then on top): ``phase`` 0 flip / 1 climb /
+    2 on top, ``q`` the phase's own coordinates padded to (ζ or φ, s, θ) — on top (u, φ̃, θ̃) of
+    :func:`top_chain`, relative to the landing pose —, ``dq``/``ddq`` = dq/dθ, d²q/dθ². Independent of
+    α, β (the closure lives in S); gravity enters only the dynamics and the end condition.
     """
 
     params: ClimbParams
@@ -661,10 +687,13 @@ class ClimbPath:
     contact_normal: np.ndarray  # (n, 2) outward body normal at the edge contact (y, z); NaN in the flip
     end: str  # why the geometric path stops: 'landed' | 'reach' | 'riser' | 'ground' | 'range' | 'riser_face'
     closure_residual: float  # max |f(q)| over the samples
+    top: "Chain | None" = None  # the on-top chain (phase 2), if the edge contact rolled onto the top
+    top_free: np.ndarray | None = None  # its free direction in (u, φ̃, θ̃): rolling at fixed belt travel
 
     @property
     def climb(self) -> np.ndarray:
-        return self.phase == 1
+        """The climb window's samples: against the edge and, for low steps, on top."""
+        return self.phase >= 1
 
 
 def _solve_closure(chain: Chain, q: np.ndarray, k_free: int, r_d: float, x0: float,
@@ -708,15 +737,54 @@ def _solve_closure(chain: Chain, q: np.ndarray, k_free: int, r_d: float, x0: flo
     return best
 
 
+def _solve_closure_along(chain: Chain, q0: np.ndarray, d: np.ndarray, r_d: float, x0: float, lo: float,
+                         hi: float) -> float | None:
+    """Solve f(q0 + x d) = 0 for x near x0 (Newton on ∇f·d, then bisection on [lo, hi])."""
+    x = x0
+    for _ in range(30):
+        q = q0 + x * d
+        f = chain.closure(q, r_d)
+        if abs(f) < 1e-13:
+            return x
+        df = float(chain.closure_gradient(q) @ d)
+        if abs(df) < 1e-9:
+            break
+        step = f / df
+        x -= step
+        if not lo <= x <= hi:
+            break
+        if abs(step) < 1e-14:
+            return x
+    from scipy.optimize import brentq
+
+    def fx(v):
+        return chain.closure(q0 + v * d, r_d)
+
+    grid = np.linspace(lo, hi, 41)
+    vals = [fx(v) for v in grid]
+    best = None
+    for a, b, fa, fb in zip(grid[:-1], grid[1:], vals[:-1], vals[1:]):
+        if fa == 0:
+            cand = a
+        elif fa * fb < 0:
+            cand = brentq(fx, a, b, xtol=1e-14)
+        else:
+            continue
+        if best is None or abs(cand - x0) < abs(best - x0):
+            best = cand
+    return best
+
+
 def climb_path(p: ClimbParams, h: float, dtheta: float = 0.01, max_theta_span: float = 2 * math.pi) -> ClimbPath:
     """Sample the flip and climb of a step of height h (r ≤ h ≤ l + r) every ``dtheta`` of arm angle.
 
     Flip: ζ from −30° to 0 with the track stalled (s = 0), ζ from the closure.
     Climb: s = (r/i2)(θ − θ_c0) (eq. 12), φ from the closure, until the body's outward normal at the
-    edge leaves the corner's normal cone ('landed': the body's next face meets the step top;
-    'riser_face': it would tip back into the riser), the closure has no solution ('reach': the arm
-    cannot touch the slope), the guide wheel reaches the riser ('riser'), or the body would cut the
-    slope ('ground'). dq/dθ and d²q/dθ² are exact (implicit differentiation of the closure, with its
+    edge leaves the corner's normal cone ('riser_face': it would tip back into the riser; past
+    vertical: the contact has rolled onto the top — then the on-top phase, :func:`top_chain`, from the
+    exact landing pose, until the front face lies flat on the top: 'landed'), the closure has no
+    solution ('reach': the arm cannot touch the slope), the guide wheel reaches the riser ('riser'),
+    or the body would cut the slope ('ground'). dq/dθ and d²q/dθ² are exact (implicit differentiation of the closure, with its
     Hessian from the Jacobians' Lie-bracket derivatives). Cached per (p, h, dtheta).
     """
     return _climb_path(p, float(h), float(dtheta), float(max_theta_span))
@@ -752,22 +820,31 @@ def _climb_path(p: ClimbParams, h: float, dtheta: float, max_theta_span: float) 
     dep = np.array([0.0, k, 1.0])
     end = "range"
     phi = 0.0
-    for th in th_c0 + np.arange(0.0, max_theta_span, dtheta):
+
+    def edge_normal(ph: float, s: float) -> np.ndarray:
+        n_B = perim.normal(climb.joints[1].lam0 + s)
+        c, s_ = math.cos(-ph), math.sin(-ph)  # R_x(−φ) on (y, z)
+        return np.array([c * n_B[0] - s_ * n_B[1], s_ * n_B[0] + c * n_B[1]])
+
+    grid = th_c0 + np.arange(0.0, max_theta_span, dtheta)
+    landing = None
+    for i_th, th in enumerate(grid):
         s = k * (th - th_c0)
         ph = _solve_closure(climb, np.array([phi, s, th]), 0, rd, phi, -0.3, math.pi)
         if ph is None or abs(ph - phi) > 0.2:
             end = "reach"
             break
-        phi = ph
         qc = np.array([ph, s, th])
-        n_B = perim.normal(climb.joints[1].lam0 + s)
-        c, s_ = math.cos(-phi), math.sin(-phi)  # R_x(−φ) on (y, z)
-        n_S = np.array([c * n_B[0] - s_ * n_B[1], s_ * n_B[0] + c * n_B[1]])
+        n_S = edge_normal(ph, s)
         # the body touches the corner from outside only while −n_S is in the corner's normal cone
         # (n_y ≥ 0, n_z ≤ 0)
-        if n_S[1] > 1e-9 or n_S[0] < -1e-9:
-            end = "riser_face" if n_S[1] > 1e-9 else "landed"
+        if n_S[1] > 1e-9:
+            end = "riser_face"
             break
+        if n_S[0] < -1e-9:  # the contact has rolled over the corner onto the top: find where exactly
+            landing = (i_th, phi)
+            break
+        phi = ph
         wheel = climb.wheel_centre(qc)
         if wheel[1] > -rd:
             end = "riser"
@@ -777,13 +854,50 @@ def _climb_path(p: ClimbParams, h: float, dtheta: float, max_theta_span: float) 
             break
         t1, t2 = _path_derivatives(climb, qc, 0, dep)
         rows.append((1, th, qc, t1, t2, climb.com(qc), wheel, n_S))
+    top = d_top = None
+    if landing is not None:
+        from scipy.optimize import brentq
+
+        i_th, phi = landing
+        th_prev = grid[i_th - 1] if i_th else th_c0
+
+        def phi_at(th: float) -> float:
+            ph = _solve_closure(climb, np.array([phi, k * (th - th_c0), th]), 0, rd, phi, -0.3, math.pi)
+            return math.nan if ph is None else ph
+
+        th_L = brentq(lambda th: edge_normal(phi_at(th), k * (th - th_c0))[0], th_prev, grid[i_th], xtol=1e-13)
+        q_L = np.array([phi_at(th_L), k * (th_L - th_c0), th_L])
+        g_body, g_arm = climb.poses(q_L)
+        top, d_top = top_chain(p, g_body, g_arm, h)
+        dep_top = np.array([k, 0.0, 1.0])
+        x = 0.0
+        end = "range"
+        for th in grid[i_th:]:
+            tt = th - th_L
+            q0 = np.array([k * tt, 0.0, tt])
+            x_new = _solve_closure_along(top, q0, d_top, rd, x, -0.3, math.pi)
+            if x_new is None or abs(x_new - x) > 0.2:
+                end = "reach"
+                break
+            x = x_new
+            qt = q0 + x * d_top
+            if q_L[0] + x >= math.pi / 2:  # the front face lies flat on the top
+                end = "landed"
+                break
+            wheel = top.wheel_centre(qt)
+            if wheel[1] > -rd:
+                end = "riser"
+                break
+            t1, t2 = _path_derivatives_along(top, qt, d_top, dep_top)
+            rows.append((2, th, qt, t1, t2, top.com(qt), wheel, np.array([0.0, -1.0])))
     ph_, th_, q_, dq_, ddq_, com_, wh_, n_ = (np.array([r_[i] for r_ in rows]) for i in range(8))
     res = 0.0
     for phs, qq in zip(ph_, q_):
-        f = flip.closure(qq[[0, 2]], rd) if phs == 0 else climb.closure(qq, rd)
+        f = (flip.closure(qq[[0, 2]], rd) if phs == 0 else climb.closure(qq, rd) if phs == 1
+             else top.closure(qq, rd))
         res = max(res, abs(f))
     return ClimbPath(params=p, h=h, theta=th_, phase=ph_.astype(int), q=q_, dq=dq_, ddq=ddq_, com=com_,
-                     wheel=wh_, contact_normal=n_, end=end, closure_residual=res)
+                     wheel=wh_, contact_normal=n_, end=end, closure_residual=res, top=top, top_free=d_top)
 
 
 def _path_derivatives(chain: Chain, q: np.ndarray, k_free: int, dep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -796,6 +910,17 @@ def _path_derivatives(chain: Chain, q: np.ndarray, k_free: int, dep: np.ndarray)
     t1[k_free] = -(grad @ t1) / grad[k_free]
     t2 = np.zeros_like(t1)
     t2[k_free] = -(t1 @ Hf @ t1) / grad[k_free]
+    return t1, t2
+
+
+def _path_derivatives_along(chain: Chain, q: np.ndarray, d: np.ndarray, dep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """q' and q'' when the free motion is along a fixed direction ``d`` of q (the on-top rolling):
+    q' = dep + a d with ∇f·q' = 0, q'' = b d with ∇f·q'' + q'ᵀ H_f q' = 0 (dep's rates are constant)."""
+    Jp, H = chain.point_derivatives(q, len(chain.links) - 1, chain.wheel_B)
+    grad, Hf = Jp[2], H[2]
+    gd = float(grad @ d)
+    t1 = dep - (grad @ dep) / gd * d
+    t2 = -(t1 @ Hf @ t1) / gd * d
     return t1, t2
 
 
@@ -846,8 +971,9 @@ class ClimbResult:
 
     @property
     def peak_climb_torque(self) -> float:
-        """Peak over the climb phase only (the quasi-static phase the engine check compares)."""
-        m = self.phase == 1
+        """Peak over the climb phase only (the quasi-static phase the engine check compares; for low
+        steps it includes the on-top samples up to the COM over the edge)."""
+        m = self.phase >= 1
         return float(np.max(self.motor_torque[m])) if m.any() else float("nan")
 
     @property
@@ -878,7 +1004,7 @@ def climb(p: ClimbParams, h: float, arm_speed: float = 0.5, alpha: float = 0.0, 
     chain = climb_chain(p, h)
     d_fwd = forward_distance(path.com, h, g_S)
     n_all = len(path.theta)
-    over = np.nonzero((d_fwd >= 0) & (path.phase == 1))[0]
+    over = np.nonzero((d_fwd >= 0) & (path.phase >= 1))[0]
     if over.size:
         n, success, reason = int(over[0]) + 1, True, "com_over_edge"
     elif path.end == "landed":
@@ -896,18 +1022,23 @@ def climb(p: ClimbParams, h: float, arm_speed: float = 0.5, alpha: float = 0.0, 
     m_tot = p.m_body + p.m_arm
     for i in range(n):
         q3, dq3, ddq3 = path.q[i], path.dq[i], path.ddq[i]
-        climbing = path.phase[i] == 1
-        idx, ch = ([0, 1, 2], chain) if climbing else ([0, 2], flip)
+        ph = path.phase[i]
+        climbing = ph >= 1
+        idx, ch = ([0, 2], flip) if ph == 0 else ([0, 1, 2], chain if ph == 1 else path.top)
         q, qd, qdd = q3[idx], dq3[idx] * wd, ddq3[idx] * wd**2
         M, Cqd, N = ch.dynamics(q, qd, g_S)
         Q = M @ qdd + Cqd + N  # eq. (9): the generalised forces the motion needs
         tau_m[i] = float(Q @ dq3[idx]) / (p.i1 * p.i0)  # eq. (11), gravity counted once, at the shaft
         grad = ch.closure_gradient(q)
-        lam_w[i] = Q[0] / grad[0]  # the edge (or pulley) joint is unactuated: the wheel's normal force
+        # the unactuated direction (the edge or pulley rotation; on top, rolling at fixed belt travel)
+        # carries only the wheel's normal force
+        d_free = path.top_free if ph == 2 else np.eye(len(idx))[0]
+        lam_w[i] = float(Q @ d_free) / float(grad @ d_free)
         tau_arm[i] = Q[-1] - lam_w[i] * grad[-1]
         if not climbing:
             continue
-        F_belt[i] = Q[1] - lam_w[i] * grad[1]
+        k_belt = 0 if ph == 2 else 1  # on top the belt travel moves u one for one (at fixed φ̃, θ̃)
+        F_belt[i] = Q[k_belt] - lam_w[i] * grad[k_belt]
         # edge force from the robot's momentum balance: F_edge = Σ m p̈ − Σ m g − λ_w ẑ, p̈ exact
         mpdd = np.zeros(3)
         for k, link in enumerate(ch.links):

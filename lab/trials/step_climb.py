@@ -22,6 +22,10 @@ Definitions (engine side; the screw model's counterparts in lab.models.tracked_c
                  (N·m·rad at the motor shaft per radian of arm: the model's counterpart integrates
                  eq. 11 the same way)
     flip_to_over_s  from the flip's start (the stall) to ``over``
+    edge_slip_m  how far the belt slid over the step's edge during the climb window (from the front face
+                 against the riser until ``over``): the sum of the changes of the edge contact's belt
+                 material coordinate u − r ψ (u: arc length along the belt at the contact, ψ the drive
+                 angle) while the track touches the edge; the screw model's no-slip climb has 0
     min_margin_m the smallest eq.-13 margin over the climb phase up to ``over``, from the engine's
                  contact points: A, B the extreme track–step contacts along the edge, C the guide
                  wheel's contact, projected along gravity
@@ -96,7 +100,7 @@ def climb_metrics(L: dict, sc) -> dict:
     nan = float("nan")
     keys = ("success", "time_s", "peak_motor_torque_Nm", "peak_climb_torque_Nm", "min_margin_m", "over_s",
             "start_s", "flip_s", "climb_s", "max_pitch_deg", "peak_arm_torque_Nm", "peak_belt_force_N",
-            "climb_work_J", "flip_to_over_s")
+            "climb_work_J", "flip_to_over_s", "edge_slip_m")
     if len(t) < 2 or not hasattr(arena, "gravity"):
         return {f"climb.{k}": (False if k == "success" else nan) for k in keys}
     if h <= 0:  # nothing to climb
@@ -145,6 +149,7 @@ def climb_metrics(L: dict, sc) -> dict:
                                                * np.diff(th))) if len(th) > 1 else nan
     else:
         m["climb.climb_work_J"] = nan
+    m["climb.edge_slip_m"] = edge_slip(L, cl, x_edge, h, sc.robot) if cl.any() and "edge_W" in L else nan
     flips = np.nonzero(phase == 1)[0]
     m["climb.flip_to_over_s"] = (float(t[i_over] - t[flips[0]]) if (i_over is not None and flips.size) else nan)
     # a support line needs contacts across the track's width (one-sided contact: no line AB)
@@ -157,6 +162,28 @@ def climb_metrics(L: dict, sc) -> dict:
         m["climb.min_margin_m"] = nan
     m["climb.max_pitch_deg"] = float(np.degrees(L["pitch"].max()))
     return m
+
+
+EDGE_NEAR = 0.003  # m: a track–step contact this close to the edge line is on the edge (lab.forces.cleats')
+
+
+def edge_slip(L: dict, window: np.ndarray, x_edge: float, h: float, robot) -> float:
+    """Sum of |Δ(u − r ψ)| over consecutive logged samples of ``window`` at which the track touches the
+    edge (see :func:`climb_metrics`): the belt's slip over the edge, 0 if the edge holds the belt."""
+    from ..forces.cleats import belt_coordinate
+
+    pW, pB, psi = L["edge_W"], L["edge_B"], L["psi"]
+    with np.errstate(invalid="ignore"):
+        on_edge = window & (np.abs(pW[:, 0] - x_edge) < EDGE_NEAR) & (np.abs(pW[:, 2] - h) < EDGE_NEAR)
+    idx = np.nonzero(on_edge)[0]
+    if len(idx) < 2:
+        return float("nan")
+    l, r = robot.track_side, robot.pulley_radius
+    per = 3 * l + 2 * math.pi * r
+    u = np.array([belt_coordinate(pB[i], l, r)[0] - r * psi[i] for i in idx])
+    du = (np.diff(u) + per / 2) % per - per / 2
+    consecutive = np.diff(idx) == 1
+    return float(np.abs(du[consecutive]).sum())
 
 
 def check_drive_constants(spec, ctrl) -> None:
@@ -191,4 +218,4 @@ class BeltSlope(Trial):
         return {"belt.body_speed_mps": float((s[-1] - s[i]) / (t[-1] - t[i]))}
 
 
-__all__ = ["BeltSlope", "StepClimb", "climb_metrics", "check_drive_constants", "decided", "moving_average"]
+__all__ = ["BeltSlope", "StepClimb", "climb_metrics", "check_drive_constants", "decided", "edge_slip", "moving_average"]
