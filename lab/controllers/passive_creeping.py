@@ -27,6 +27,15 @@ class PassiveCreepingParams(Validated):
     xd_phase: float = info(math.pi / 2, unit="rad", doc="phase of x_d")
     K_head: float = num(0.10, ge=0, le=1e4, doc="energy-integral gain of the head (eq. 14)")
     K_body: float = num(0.04, ge=0, le=1e4, doc="coupling gain of the body joints (eq. 15)")
+    coupling_gain_fixed: float | None = num(
+        None, ge=0, le=100, unit="N·m/rad",
+        doc="freeze the energy integral so that K_body·∫(E_ref − E)dt equals this (a study option, not the paper's "
+            "law: it measures steady state against the coupling gain); unset: the integral runs (eq. 15)")
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.coupling_gain_fixed is not None and self.K_body <= 0:
+            raise ValueError("coupling_gain_fixed: needs K_body > 0 (the frozen integral is coupling_gain_fixed/K_body)")
 
 
 class PassiveCreeping(Controller):
@@ -39,6 +48,11 @@ class PassiveCreeping(Controller):
         τ_j = K_j · ∫(E_ref − E)dt · (q_{j+1} − q_j)
     E is the kinetic energy of the whole robot from the snapshot (eq. 8); the integral is a running
     rectangle sum over the control steps. Torques saturate at the joints' effort limit.
+
+    ``coupling_gain_fixed`` = G (a study option, not in the paper) holds the integral at ∫ = G/K_body
+    from the first step: the body coupling gain K_body·∫ is then G and the head's energy factor
+    |K_n·G/K_body + E_ref − E|, so the steady state can be measured as a function of the gain the
+    running integral would otherwise pass through (lab.papers.wang2011_creeping.characteristic).
     """
 
     def __init__(self, params: PassiveCreepingParams):
@@ -48,8 +62,18 @@ class PassiveCreeping(Controller):
 
     def reset(self, model: ModelInfo, dt: float) -> None:
         super().reset(model, dt)
-        self.integral = 0.0
+        self.integral = self.frozen_integral()
         self.I_head = float(model.I_B[-1][2, 2] + model.mass[-1] * model.link_length**2 / 4.0)
+
+    def frozen_integral(self) -> float:
+        """∫(E_ref − E)dt held fixed by ``coupling_gain_fixed`` (0 when the integral runs)."""
+        G = self.params.coupling_gain_fixed
+        return 0.0 if G is None else G / self.params.K_body
+
+    @property
+    def coupling_gain(self) -> float:
+        """The body joints' current coupling gain K_body·∫(E_ref − E)dt (N·m/rad), eq. 15."""
+        return self.params.K_body * self.integral
 
     def energy_error(self, state: RobotState) -> float:
         return self.params.E_ref - state.kinetic_energy
@@ -57,7 +81,8 @@ class PassiveCreeping(Controller):
     def act(self, state: RobotState) -> np.ndarray:
         p = self.params
         e = self.energy_error(state)
-        self.integral += e * self.dt
+        if p.coupling_gain_fixed is None:
+            self.integral += e * self.dt
         t = state.t
         ph = p.xd_omega * t + p.xd_phase
         x_d = p.xd_amp * math.sin(ph)
