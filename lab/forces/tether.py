@@ -23,12 +23,21 @@ class SpringTether(Validated):
     With k = 400 N/m a 1 kg load on μ = 0.3 (2.9 N) stretches it by 7 mm, and the tail–rope
     oscillator (ω = √(k/m_tail) ≈ 28 rad/s) is resolved by a 1 ms step (ω·dt ≈ 0.03).
     The force on the tail acts at its rear end: at the COM plus the moment r × F.
+
+    ``level`` (default): the rope is tied to the payload at the tail anchor's height, so it runs
+    level. The snake's axis is 7.5 mm above the ground and the box's centre 25 mm, so a rope to the
+    box's centre would pull the tail up and the box down at ~7° (issue #16), which neither the paper's
+    rig nor a rope tied low on the box does. The tie point lies on the box's face (7.5 mm is inside
+    its 50 mm height); the force is applied at the box's COM, leaving out the pitching moment
+    T·Δz (Δz = 17.5 mm), which only shifts the box's normal load between its edges: tipping a 1 kg box
+    of 0.1 m length needs T > m g (0.05 m)/Δz ≈ 28 N, ten times the rope's tension.
     """
 
     body: str = info("payload", doc="the body the rope pulls: the scenario's [payload]")
     length: float = num(0.15, gt=0, le=10, unit="m", doc="rest length")
     k: float = num(400.0, gt=0, le=1e6, unit="N/m", doc="stiffness")
     c: float = num(5.0, ge=0, le=1e4, unit="N·s/m", doc="damping")
+    level: bool = info(True, doc="tie the rope to the payload at the tail's height (a level rope); false: to its COM")
 
     def __post_init__(self):
         super().__post_init__()
@@ -43,6 +52,8 @@ class SpringTether(Validated):
         body = state.extra[self.body]
         a = self.anchor_W(state)
         d = body.p_W - a
+        if self.level:
+            d = np.array([d[0], d[1], 0.0])  # the tie point on the box's face at the anchor's height
         dist = float(np.linalg.norm(d))
         if dist <= self.length or dist == 0.0:
             return 0.0, np.zeros(3)
