@@ -211,7 +211,7 @@ def cmd_list(args) -> int:
         print(f"  {p.stem:<28} {desc}")
     sweeps = sorted((SCENARIO_DIR / "sweeps").glob("*.toml"))
     if sweeps:
-        print("sweeps (lab sweep scenarios/sweeps/NAME.toml):")
+        print("sweeps (lab sweep NAME, or a path to your own .toml):")
         for p in sweeps:
             print(f"  {p.stem:<28} {read_toml(p).get('description', '')}")
     suites = sorted((SCENARIO_DIR / "suites").glob("*.toml"))

@@ -20,7 +20,11 @@ from importlib import metadata
 from pathlib import Path
 
 PACKAGES = ("pybullet", "numpy", "scipy")
-CHECKOUT = Path(__file__).resolve().parents[1]  # the repository root when lab runs from a checkout
+from .resources import checkout_root
+
+# The repository root when lab runs from a checkout (None when installed from a wheel: a venv that sits
+# inside some other git repository must not record that repository's commit).
+CHECKOUT = checkout_root()
 
 
 def _version(dist: str) -> str | None:
@@ -42,7 +46,7 @@ def _git(*args: str) -> str | None:
 def git_state() -> dict | None:
     """``{"commit", "dirty"}`` of the checkout the lab is imported from, or None (installed, no git).
     Dirty means uncommitted changes to tracked files; untracked files (e.g. ``runs/``) do not count."""
-    if not (CHECKOUT / ".git").exists():
+    if CHECKOUT is None or not (CHECKOUT / ".git").exists():
         return None
     commit = _git("rev-parse", "HEAD")
     if commit is None:

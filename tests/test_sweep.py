@@ -332,3 +332,14 @@ def test_local_cluster_says_nothing_when_the_dashboard_port_is_taken():
         blocker.close()
     assert not [w for w in caught if "8787" in str(w.message)], [str(w.message) for w in caught]
     assert "127.0.0.1" in link and ":8787" not in link
+
+
+def test_a_shipped_sweep_is_found_by_name_from_any_folder(tmp_path, monkeypatch):
+    """`lab sweep tracked_step_climb` works outside the checkout (an installed wheel has no
+    scenarios/sweeps/ to point at); a name that is no shipped sweep is one error line."""
+    monkeypatch.chdir(tmp_path)
+    by_name = load_sweep("tracked_step_climb")
+    by_path = load_sweep(ROOT / "scenarios" / "sweeps" / "tracked_step_climb.toml")
+    assert by_name.to_dict() == by_path.to_dict()
+    with pytest.raises(LabError, match="no such sweep file"):
+        load_sweep("no_such_sweep")

@@ -324,10 +324,18 @@ def load_sweep(path: str | Path, extra_set: dict | None = None) -> Sweep:
     """Read and validate a sweep file; the base is resolved to an absolute path and the seed
     defaults to the base scenario's."""
     path = Path(path)
+    if not path.exists() and path.parent == Path(".") and path.suffix in ("", ".toml"):
+        # a shipped sweep by name (`lab sweep tracked_step_climb`): an installed wheel has no
+        # scenarios/sweeps/ folder to point at (lab.resources finds its copy)
+        from ..resources import data_dir
+
+        shipped = data_dir("scenarios/sweeps") / f"{path.stem}.toml"
+        if shipped.is_file():
+            path = shipped
     if path.is_dir():
         raise LabError(str(path), "is a folder, not a sweep file (.toml)")
     if not path.is_file():
-        raise LabError(str(path), "no such sweep file")
+        raise LabError(str(path), "no such sweep file (a path, or the name of a shipped sweep: see `lab list`)")
     data = scn.read_toml(path)
     where = str(path)
     base = data.get("base")
