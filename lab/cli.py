@@ -250,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     except LabError as exc:
         print(f"error: {exc.where}: {exc.what}", file=sys.stderr)
         return EXIT_INPUT
+    except BrokenPipeError:  # `lab list | head`: the reader left; say nothing, as Unix tools do
+        import os
+
+        # Python's documented recipe: point stdout at devnull so the interpreter's final flush is quiet
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE
     except OSError as exc:  # the file system refused (checked paths are LabErrors already): one line
         from .outputs import reason
 

@@ -21,3 +21,14 @@ def test_log_levels(capsys):
     assert main(["-q", "-v", "list"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "not allowed with" in err[0]
+
+
+def test_a_closed_pipe_is_quiet(lab_cmd):
+    """`lab list | head -1`: the reader leaves early; no traceback, no error line, exit 141 (SIGPIPE)."""
+    import subprocess
+
+    p = subprocess.Popen([*lab_cmd, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.readline()
+    p.stdout.close()  # like `head -1`
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=60) == 141 and err == ""
