@@ -24,10 +24,13 @@ def test_log_levels(capsys):
 
 
 def test_a_closed_pipe_is_quiet(lab_cmd):
-    """`lab list | head -1`: the reader leaves early; no traceback, no error line, exit 141 (SIGPIPE)."""
+    """`lab urdf … | head -1`: the reader leaves early; no traceback, no error line, exit 141 (SIGPIPE).
+    The 100-module URDF (~84 kB) is larger than a pipe's buffer (64 kB), so the writer always meets the
+    closed pipe, whatever the timing."""
     import subprocess
 
-    p = subprocess.Popen([*lab_cmd, "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p = subprocess.Popen([*lab_cmd, "urdf", "snake", "--set", "robot.n_modules=100"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
     p.stdout.readline()
     p.stdout.close()  # like `head -1`
     err = p.stderr.read().decode()
