@@ -246,7 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger().setLevel(level)
         args.command = ["lab", *argv]  # as typed, for provenance.json
         handler = COMMANDS.get(args.cmd) or getattr(args, "handler", None)
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # here, not at exit: a closed pipe must meet the handler below
+        return code
     except LabError as exc:
         print(f"error: {exc.where}: {exc.what}", file=sys.stderr)
         return EXIT_INPUT
