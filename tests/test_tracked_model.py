@@ -323,3 +323,27 @@ def test_low_step_climb_goes_on_top_until_the_com_passes_the_edge():
     assert work == pytest.approx(E[1] - E[0], rel=2e-3)
     # on top the step carries the body through F (no edge force along the belt beyond the belt's own)
     assert np.all(r.edge_normal[top] > 0)
+
+
+def test_differential_stall_needs_more_belt_force_than_friction_at_a_flat_riser_can_hold():
+    """The single-motor flip against a flat riser: its virtual-work arm torque (the belt held, running
+    back round F) against a moment balance about F's centre (the belt's drive torque reacts there), and
+    the Coulomb bound μ(1 + μ)/(1 + μ²)(W − λ) below the belt force the stall needs, at any μ."""
+    from lab.models.tracked_climb import differential_stall
+
+    st = differential_stall(P, mu=0.8)
+    path = climb_path(P, 0.10)
+    ch = flip_chain(P)
+    q = path.q[0][[0, 2]]
+    gb, ga = ch.poses(q)
+    F_y = -P.pulley_radius  # F's centre (y) in S; the contact forces at F pass through it, friction aside
+    wheel_y = ch.wheel_centre(q)[1]
+    g = P.gravity
+    tau_p = P.i2 * st["arm_torque_Nm"]
+    # Σ M_F = 0: λ (F − wheel) = m_w g (F − body) + m_a g (F − arm) + τ_p (the friction moment r(f_g + f_w))
+    lam = (P.m_body * g * (F_y - gb[1, 3]) + P.m_arm * g * (F_y - ga[1, 3]) + tau_p) / (F_y - wheel_y)
+    assert st["wheel_force_N"] == pytest.approx(lam, rel=1e-9)
+    assert st["arm_torque_Nm"] / st["free_arm_torque_Nm"] > 1.3  # the belt's reaction makes the flip dearer
+    assert st["motor_torque_Nm"] < P.motor_torque_max  # the motor could give it…
+    assert st["capacity_max_N"] < 0.5 * st["belt_force_N"]  # …but no Coulomb μ holds the belt for it
+    assert st["capacity_N"] < st["capacity_max_N"]

@@ -317,3 +317,25 @@ def test_independent_mode_climbs_the_papers_017_m_with_the_default_cleats():
     assert m["climb.success"]
     ratio = m["climb.peak_climb_torque_Nm"] / climb(sc.robot.climb_params(), 0.17, 0.5).peak_climb_torque
     assert tol("climb.peak_ratio_lo") <= ratio <= tol("climb.peak_ratio_hi")
+
+
+def test_differential_mode_belt_slips_at_the_coulomb_bound_and_the_arm_stalls():
+    """The single motor at a 0.10 m step (front pulley against the flat riser): the belt slips at what
+    Coulomb friction at the pulley can hold, μ(1 + μ)/(1 + μ²)(W − λ) with λ the guide wheel's load from
+    the arm torque it gets (i0 i1 τ_m), less than the stalled flip needs; the arm never turns and the
+    trial gives up 2 s after the stall."""
+    from lab import scenario as scn
+    from lab.models.tracked_climb import differential_stall, riser_belt_capacity
+    from lab.runner import run_scenario
+
+    sc = scn.load("tracked_step_climb", ["controller.mode=differential", "arena.step_height=0.10",
+                                         "trial.stop_when_decided=true", "sim.duration=20"])
+    m = run_scenario(sc).metrics
+    p = sc.robot.climb_params()
+    mu = sc.robot.track_friction
+    cap, _ = riser_belt_capacity(p, m["climb.stall_arm_torque_Nm"], mu)
+    assert not m["climb.success"]
+    assert m["climb.stall_belt_force_N"] == pytest.approx(cap, rel=0.05)
+    assert m["climb.stall_arm_torque_Nm"] < 0.6 * differential_stall(p, mu)["arm_torque_Nm"]
+    assert m["climb.max_pitch_deg"] < 1.0  # the arm never lifted the body
+    assert m["sim_time_s"] < m["climb.start_s"] + 5.0  # decided soon after the stall, not at 20 s

@@ -53,6 +53,7 @@ ARM_STOW = 0.0  # rad: the arm's drive-on pose relative to the face the body res
 ARM_STOW_GAIN = 2.0  # 1/s: the stow servo's angle → speed gain
 GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
 PROGRESS = 0.01  # m of COM advance that counts as progress there
+ARM_PROGRESS = 0.05  # rad of arm travel that counts as progress (differential mode: a stalled arm)
 
 
 @dataclass(frozen=True)
@@ -147,13 +148,19 @@ class TrackedClimb(Controller):
         self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
         self.phase = 0
         self.k = 0
+        # the outputs' work ∫(τ_arm dθ + τ_pulley dψ), trapezoidal per step: each step's torques with the
+        # joint rates before and after it (the next act sees the latter)
+        self.work_out = 0.0
+        self._prev_out = (0.0, 0.0, 0.0, 0.0)  # τ_arm, τ_drive, θ̇, ψ̇ of the last act
         self.t_slow = 0.0
         self.t_phase = [math.nan] * 4
         self.t_phase[0] = 0.0
         self.max_pitch = 0.0
         self.t_now = 0.0
         self.t_first_drive_on = math.nan
-        self.t_at_stop = 0.0  # time at the arm's end stop without progress, in this flip/climb
+        self.t_at_stop = 0.0  # time at the arm's end stop without progress, in this flip/climb (or, in
+        # the differential mode, time with neither the arm nor the COM getting anywhere)
+        self.arm_best = -math.inf
         self.arm_at_stop = False
         self.x_best, self.t_best = -math.inf, 0.0
         self.advanced = 0.0
@@ -162,7 +169,8 @@ class TrackedClimb(Controller):
         self.pitch0 = 0.0  # the flat pitch the current flip began on (a multiple of 120°)
         self.max_rel = 0.0  # the largest pitch since then
         self.log = {k: [] for k in ("t", "phase", "com", "body", "pitch", "theta", "theta_dot", "psi_dot", "tau_arm",
-                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft", "edge_W", "edge_B", "psi")}
+                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft", "edge_W", "edge_B", "psi",
+                                    "work_out")}
 
     # -------------------------------------------------------------------- commands
     def arm_speed_cmd(self) -> float:
@@ -193,6 +201,7 @@ class TrackedClimb(Controller):
         self.t_at_stop = 0.0
         self.arm_at_stop = False
         self.x_best, self.t_best = -math.inf, t
+        self.arm_best = -math.inf
         self.t_phase[1:] = [math.nan] * 3
         self._transition(1, t)
 
@@ -274,6 +283,14 @@ class TrackedClimb(Controller):
             w_m = p.i0 * p.i1 * (th_dot + p.i2 * psi_dot)
             tau_m = self.motor_pi(p.motor_speed_max - w_m, dt)
             tau_arm, tau_drive = p.i0 * p.i1 * tau_m, p.i0 * p.i1 * p.i2 * tau_m
+            if self.phase in (1, 2):
+                # stalled at the riser with the belt slipping, the arm may never turn: the time since the
+                # arm or the COM last made progress (the trial gives up after GIVE_UP_AT_STOP)
+                x_com = float(state.com_W @ forward_axis(state))
+                q_arm = float(state.q[self.j_arm])
+                if x_com > self.x_best + PROGRESS or q_arm > self.arm_best + ARM_PROGRESS:
+                    self.x_best, self.arm_best, self.t_best = x_com, q_arm, state.t
+                self.t_at_stop = state.t - self.t_best
         else:
             if self.phase in (1, 2):
                 # at the arm's end stop, hold it there (the motor would only stall against the stop)
@@ -304,6 +321,9 @@ class TrackedClimb(Controller):
             tau_m = (tau_arm + tau_drive / p.i2) / (p.i0 * p.i1)
         tau[self.j_arm] = tau_arm
         tau[self.j_drive] = tau_drive
+        ta0, td0, w0, p0 = self._prev_out
+        self.work_out += 0.5 * dt * (ta0 * (w0 + th_dot) + td0 * (p0 + psi_dot))
+        self._prev_out = (tau_arm, tau_drive, th_dot, psi_dot)
         if self.k % p.log_every == 0:
             self._log(state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m)
         self.k += 1
@@ -352,6 +372,7 @@ class TrackedClimb(Controller):
         L["edge_W"].append(pc)
         L["edge_B"].append(pB)
         L["psi"].append(float(state.q[self.j_drive]))
+        L["work_out"].append(self.work_out)  # up to this state (the step now starting is not in it)
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"arm_speed": (0.05, 1.0), "advance_speed": (0.0, 0.06)}

@@ -1065,6 +1065,50 @@ def climb(p: ClimbParams, h: float, arm_speed: float = 0.5, alpha: float = 0.0, 
                        time_climb=t_climb)
 
 
+def differential_stall(p: ClimbParams = ClimbParams(), mu: float = 0.8) -> dict[str, float]:
+    """What the single-motor flip (§1.1, Fig 5b: "the track stalls, the arm turns") needs at its start,
+    the body on its base, its front pulley F against the ground and a flat riser (h > r; level ground),
+    quasi-static — and what Coulomb friction at F can give.
+
+    With the belt held at F's two contacts (stalled), the body turns about F's centre and the belt
+    runs back round F: ψ̇ = −ζ̇. The differential loads the pulley with i2 τ_arm (τ_p = i0 i1 i2 τ_m,
+    τ_arm = i0 i1 τ_m), so by virtual work τ_arm (1 − i2 dζ/dθ) = dV/dθ = τ_free (the arm torque of the
+    model's flip with a free belt): the belt's reaction makes the flip dearer, and the belt must hold
+    F_belt = i2 τ_arm / r. At F, the ground's friction f_g (forward) is the only thing pressing the
+    pulley into the riser (the guide wheel rolls freely: no horizontal force), so N_w = f_g; with
+    N_g + f_w = W − λ (λ the guide wheel's load), f_g ≤ μ N_g and f_w ≤ μ N_w the belt force it can hold
+    is at most μ(1 + μ)/(1 + μ²)·(W − λ) — largest at μ = 1 + √2, where the factor is 1.207.
+
+    Returns arm_torque_Nm, belt_force_N, motor_torque_Nm (shaft) and wheel_force_N (λ, from the arm's
+    moment balance about the pivot) of the stalled flip, free_arm_torque_Nm, capacity_N at ``mu``
+    and capacity_max_N at any μ.
+    """
+    path = climb_path(p, p.pulley_radius + 0.05)  # the flip does not depend on h (> r)
+    r0 = climb(p, path.h, arm_speed=1e-6, path=path)
+    tau_free = float(r0.arm_torque[0])
+    dzeta = float(path.dq[0][0])
+    tau_arm = tau_free / (1.0 - p.i2 * dzeta)
+    cap, lam = riser_belt_capacity(p, tau_arm, mu)
+    return {"arm_torque_Nm": tau_arm, "belt_force_N": p.i2 * tau_arm / p.pulley_radius,
+            "motor_torque_Nm": tau_arm / (p.i0 * p.i1), "wheel_force_N": lam, "free_arm_torque_Nm": tau_free,
+            "capacity_N": cap, "capacity_max_N": riser_belt_capacity(p, tau_arm, 1 + math.sqrt(2))[0]}
+
+
+def riser_belt_capacity(p: ClimbParams, arm_torque: float, mu: float) -> tuple[float, float]:
+    """(the largest belt force Coulomb friction at the front pulley holds against the ground and a flat
+    riser, μ(1 + μ)/(1 + μ²)(W − λ); the guide wheel's load λ) with the body on its base at the flip's
+    start and the arm pressing its wheel down with ``arm_torque`` (see :func:`differential_stall`)."""
+    ch = flip_chain(p)
+    path = climb_path(p, p.pulley_radius + 0.05)
+    q = path.q[0][[0, 2]]
+    g_body, g_arm = ch.poses(q)
+    pivot_y, arm_y, wheel_y = g_body[1, 3], g_arm[1, 3], ch.wheel_centre(q)[1]
+    # the arm about the pivot: τ_arm = λ (pivot − wheel) − m_a g (pivot − arm COM), horizontal arms
+    lam = float((arm_torque + p.m_arm * p.gravity * (pivot_y - arm_y)) / (pivot_y - wheel_y))
+    W = (p.m_body + p.m_arm) * p.gravity
+    return mu * (1 + mu) / (1 + mu * mu) * (W - lam), lam
+
+
 def max_height(p: ClimbParams = ClimbParams(), arm_speed: float = 0.5, alpha: float = 0.0, beta: float = 0.0,
                h_lo: float | None = None, h_hi: float | None = None, tol: float = 5e-4) -> float:
     """Largest h the model climbs (bisection on success; assumes success is monotone in h)."""
@@ -1084,6 +1128,6 @@ def max_height(p: ClimbParams = ClimbParams(), arm_speed: float = 0.5, alpha: fl
 
 
 __all__ = ["ClimbParams", "ClimbPath", "ClimbResult", "Chain", "Joint", "Link", "Perimeter", "climb",
-           "climb_chain", "climb_path", "flip_chain", "forward_distance", "gravity_S", "height_limit",
+           "differential_stall", "riser_belt_capacity", "climb_chain", "climb_path", "flip_chain", "forward_distance", "gravity_S", "height_limit",
            "max_height", "trig_climb_pose", "trig_closure", "exp_twist", "adjoint", "lie_bracket",
            "twist_revolute", "twist_prismatic", "R_world_step"]

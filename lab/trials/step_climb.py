@@ -3,7 +3,8 @@
 The trial stops a run once its outcome is decided (``stop_when_decided``: 1 s after the climb first
 handed over to drive-on — on the step, or tumbled back in front of it —, once the body has advanced
 ``advance_limit`` without a stall, or once the arm has sat at its end stop for 2 s with the COM
-neither advancing nor over the edge), and computes the ``climb.*`` metrics of the run from the climb
+neither advancing nor over the edge — in the differential mode, once for 2 s neither the arm has
+turned 0.05 rad nor the COM advanced 1 cm), and computes the ``climb.*`` metrics of the run from the climb
 controller's log.
 
 Definitions (engine side; the screw model's counterparts in lab.models.tracked_climb):
@@ -18,10 +19,17 @@ Definitions (engine side; the screw model's counterparts in lab.models.tracked_c
                  to over, after a 0.1 s moving average (the engine's contact solve makes the joint
                  torques jitter step to step; the model is quasi-static)
     peak_climb_torque_Nm  the same over the climb phase only (front face against the riser)
-    climb_work_J the motor's work ∫ τ_m dθ over the climb phase up to ``over``, against the arm angle
-                 (N·m·rad at the motor shaft per radian of arm: the model's counterpart integrates
-                 eq. 11 the same way)
+    climb_work_J the motor's work over the climb phase up to ``over``, referred to the shaft as eq. 11's
+                 ∫ τ_m dθ is: (∫ τ_arm dθ + ∫ τ_pulley dψ)/(i0 i1), the outputs' work summed every step
+                 by the controller (J/(i0 i1), "N·m·rad"; along the model's path ∫ τ_m dθ is exactly
+                 this work). Not ∫ τ_m dθ of the logged τ_m: that credits the belt with τ_pulley dθ/i2,
+                 its work only while ψ̇ = θ̇/i2 holds instant by instant, and the engine's belt
+                 sticks and slips at the edge (its torque peaks while it is slow)
     flip_to_over_s  from the flip's start (the stall) to ``over``
+    stall_belt_force_N, stall_arm_torque_Nm  medians over the flip phase (from the stall at the riser
+                 until the front face stands against it, or the end of a failed run) of the belt force
+                 (drive torque / r) and the arm torque: what the single-motor flip can get while its belt
+                 slips (lab.models.tracked_climb.differential_stall: what it needs)
     edge_slip_m  how far the belt slid over the step's edge during the climb window (from the front face
                  against the riser until ``over``): the sum of the changes of the edge contact's belt
                  material coordinate u − r ψ (u: arc length along the belt at the contact, ψ the drive
@@ -77,7 +85,7 @@ def decided(ctrl, advance_limit: float) -> bool:
     if ctrl.phase == 0 and ctrl.advanced > advance_limit:
         return True  # drove over whatever was there without stalling (a step lower than r)
     if ctrl.phase in (1, 2) and ctrl.t_at_stop > GIVE_UP_AT_STOP:
-        return True  # the arm has no travel left and the COM is still behind the edge: failed
+        return True  # the arm has no travel left (or is stalled) and the COM is still behind the edge: failed
     return not math.isnan(ctrl.t_first_drive_on) and ctrl.t_now - ctrl.t_first_drive_on > 1.0
 
 
@@ -100,7 +108,7 @@ def climb_metrics(L: dict, sc) -> dict:
     nan = float("nan")
     keys = ("success", "time_s", "peak_motor_torque_Nm", "peak_climb_torque_Nm", "min_margin_m", "over_s",
             "start_s", "flip_s", "climb_s", "max_pitch_deg", "peak_arm_torque_Nm", "peak_belt_force_N",
-            "climb_work_J", "flip_to_over_s", "edge_slip_m")
+            "climb_work_J", "flip_to_over_s", "edge_slip_m", "stall_belt_force_N", "stall_arm_torque_Nm")
     if len(t) < 2 or not hasattr(arena, "gravity"):
         return {f"climb.{k}": (False if k == "success" else nan) for k in keys}
     if h <= 0:  # nothing to climb
@@ -140,17 +148,20 @@ def climb_metrics(L: dict, sc) -> dict:
     m["climb.peak_climb_torque_Nm"] = float(tau_m[cl].max()) if cl.any() else nan
     m["climb.peak_arm_torque_Nm"] = float(tau_a[active].max()) if active.any() else nan
     m["climb.peak_belt_force_N"] = float(F_b[active].max()) if active.any() else nan
-    # the climb window (front face against the riser until the COM passes the edge): the motor's work
-    # ∫ τ_m dθ against the arm angle (eq. 11's τ_m is the power of both outputs per unit θ̇)
-    if cl.any() and "theta" in L:
+    # the climb window (front face against the riser until the COM passes the edge): the outputs' work
+    # referred to the motor shaft (see the module doc)
+    if cl.any() and "work_out" in L:
         idx = np.nonzero(cl)[0]
-        th = L["theta"][idx[0]: idx[-1] + 1]
-        m["climb.climb_work_J"] = float(np.sum(0.5 * (L["tau_motor"][idx[0]: idx[-1]] + L["tau_motor"][idx[0] + 1: idx[-1] + 1])
-                                               * np.diff(th))) if len(th) > 1 else nan
+        i_end = min(idx[-1] + 1, len(t) - 1)  # ``over`` (or the last sample of a run that never got there)
+        c = sc.controller
+        m["climb.climb_work_J"] = float((L["work_out"][i_end] - L["work_out"][idx[0]]) / (c.i0 * c.i1))
     else:
         m["climb.climb_work_J"] = nan
     m["climb.edge_slip_m"] = edge_slip(L, cl, x_edge, h, sc.robot) if cl.any() and "edge_W" in L else nan
     flips = np.nonzero(phase == 1)[0]
+    m["climb.stall_belt_force_N"] = (float(np.median(L["tau_drive"][flips])) / sc.controller.pulley_radius
+                                     if flips.size else nan)
+    m["climb.stall_arm_torque_Nm"] = float(np.median(L["tau_arm"][flips])) if flips.size else nan
     m["climb.flip_to_over_s"] = (float(t[i_over] - t[flips[0]]) if (i_over is not None and flips.size) else nan)
     # a support line needs contacts across the track's width (one-sided contact: no line AB)
     wide = np.abs(A[:, 1] - B[:, 1]) > 0.25 * getattr(sc.robot, "width", 0.0)

@@ -15,7 +15,8 @@ so that both sides end at the same event.)
 3. the largest height climbed (every lower rung climbed too) ≥ 0.17 m, the paper's experiment; the
    note says which assumption of the paper's 0.195 m limit the engine escapes when it climbs higher;
 4. results, not pass/fail: the smooth belt's (``robot.cleats = false``) largest height;
-5. the single-motor differential mode's largest height, ≥ 0.10 m required;
+5. the single-motor differential mode's largest height, ≥ 0.10 m required (its note: what the stalled
+   flip needs, lab.models.tracked_climb.differential_stall, against what the engine's belt holds);
 6. the model side: its climb-phase peak equals the closed form (at arm angle 0 the step height drops
    out of eq. 12, every climb starts from the same pose)
    τ_peak = g (m_w + (1 − ρ) m_a)(l_z + r/i2) L₀/(L₀ + l_z)/(i0 i1),  L₀ = √(l_a² − (z_p − r_d)²),
@@ -30,7 +31,7 @@ import numpy as np
 
 from ... import scenario as scn
 from ...checks import Figure, check
-from ...models.tracked_climb import ClimbParams, climb, height_limit
+from ...models.tracked_climb import ClimbParams, climb, differential_stall, height_limit, riser_belt_capacity
 from ...runner import run_scenario
 from ...tolerances import tol
 
@@ -43,11 +44,15 @@ SETTINGS = {"controller.mode": "independent", "controller.arm_speed": 0.5, "robo
             "trial.stop_when_decided": True, "sim.duration": 18.0}
 
 
-def engine_run(h: float, overrides=None):
+def engine_scenario(h: float, overrides=None):
     data = scn.apply_overrides(scn.read_toml(scn.resolve_path("tracked_step_climb")), dict(SETTINGS))
     data = scn.apply_overrides(data, overrides or [])
     data = scn.apply_overrides(data, {"arena.step_height": float(h)})
-    sc = scn.from_dict(data, where="step_climb")
+    return scn.from_dict(data, where="step_climb")
+
+
+def engine_run(h: float, overrides=None):
+    sc = engine_scenario(h, overrides)
     return sc, run_scenario(sc)
 
 
@@ -79,11 +84,14 @@ def peak_closed_form(p: ClimbParams, g: float = 9.81) -> float:
     return g * (p.m_body + (1 - rho) * p.m_arm) * (p.l_z + p.pulley_radius / p.i2) * L0 / (L0 + p.l_z) / (p.i0 * p.i1)
 
 
-def ladder(heights, overrides) -> tuple[float, list[str]]:
-    """The largest height of ``heights`` climbed with every lower one; the outcomes as text."""
+def ladder(heights, overrides, runs: list | None = None) -> tuple[float, list[str]]:
+    """The largest height of ``heights`` climbed with every lower one; the outcomes as text (and the
+    runs' metrics appended to ``runs``)."""
     best, notes = 0.0, []
     for h in heights:
         _, r = engine_run(h, overrides)
+        if runs is not None:
+            runs.append(r.metrics)
         ok = bool(r.metrics["climb.success"])
         notes.append(f"{h:g}: {'yes' if ok else 'no'}")
         if not ok:
@@ -143,13 +151,25 @@ def step_climb(overrides) -> dict[str, Figure]:
     figs["smooth_belt_max_height_m"] = Figure(float(h_smooth), 0.0, True,
                                               f"result, not a criterion: ladder {', '.join(notes)}")
     # the single-motor differential mode
-    h_diff, notes = ladder(DIFF_LADDER, [*ov, "controller.mode=differential", "sim.duration=20"])
+    diff_runs: list = []
+    h_diff, notes = ladder(DIFF_LADDER, [*ov, "controller.mode=differential", "sim.duration=20"], diff_runs)
+    sc0 = engine_scenario(DIFF_LADDER[0], ov)
+    mu = sc0.robot.track_friction
+    st = differential_stall(sc0.robot.climb_params(), mu)
+    md = diff_runs[-1]
     figs["differential_max_height_m"] = Figure(
         float(h_diff), tol("climb.differential_height_lo"), bool(h_diff >= tol("climb.differential_height_lo")),
-        f"ladder {', '.join(notes)}; the single motor flips only if the belt stalls at the riser: with the front "
-        f"pulley against the flat riser (h > r) the belt slips on ground and riser (μ = 0.8, no edge for the "
-        f"cleats) at a belt force of ~40–54 N, i.e. τ_m = F r/(i0 i1 i2) ≈ 4–5 mN·m, whose arm share "
-        f"(i0 i1 τ_m ≈ 2.7–3.6 N·m) is below the ~5.3 N·m the flip needs")
+        f"ladder {', '.join(notes)}. The single motor flips only if the belt stalls at the riser (§2.2 b); then the "
+        f"belt, running back round the front pulley, loads the flip: the arm needs {st['arm_torque_Nm']:.2f} N·m "
+        f"(free belt {st['free_arm_torque_Nm']:.2f}), τ_m {st['motor_torque_Nm'] * 1e3:.1f} mN·m, and the belt must "
+        f"hold i2 τ_arm/r = {st['belt_force_N']:.0f} N. Against the ground and a flat riser (h > r: no edge for the "
+        f"cleats) Coulomb friction holds at most μ(1+μ)/(1+μ²)(W − λ) = {st['capacity_N']:.0f} N at μ = {mu:g} "
+        f"({st['capacity_max_N']:.0f} N at the best μ = 1 + √2): the ground friction is all that presses the pulley "
+        f"into the riser. The engine at h = {DIFF_LADDER[0]:g} m: the belt slips at "
+        f"{md['climb.stall_belt_force_N']:.0f} N (the bound with the guide wheel's load at the arm torque it gets: "
+        f"{riser_belt_capacity(sc0.robot.climb_params(), md['climb.stall_arm_torque_Nm'], mu)[0]:.0f} N), so the "
+        f"arm gets {md['climb.stall_arm_torque_Nm']:.2f} N·m and does not turn. A single-motor climb needs an "
+        f"interlock at the riser that a smooth or cleated belt on a flat face does not give")
     # the model's closed form
     worst = 0.0
     for la in (0.25, 0.30, 0.35, 0.40):
