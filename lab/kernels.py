@@ -78,6 +78,38 @@ def serpenoid_np(t, q, qd, alpha, omega, beta, gamma, kp, kd, effort):
     return np.clip(tau, -effort, effort)
 
 
+def contact_rows_np(raw):
+    """The World's contact snapshot rows (lab.world.World._read_contacts) from pybullet's contact
+    points packed as (k, 17) [linkA, bodyB, p_B (3), n_B (3), f_n, f1, dir1 (3), f2, dir2 (3)]: (k, 12)
+    [link (0 = base), other body, p_W, n_W, normal force, friction force on the robot (3)]. The
+    friction's sign: dir1 against btPlaneSpace1 of the reported normal (see World._read_contacts)."""
+    n = raw[:, 5:8]
+    d1, d2 = raw[:, 10:13], raw[:, 14:17]
+    big = np.abs(n[:, 2]) > 0.7071067811865476
+    nx, ny, nz = n[:, 0], n[:, 1], n[:, 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k_a = 1.0 / np.sqrt(ny * ny + nz * nz)
+        k_b = 1.0 / np.sqrt(nx * nx + ny * ny)
+    dot = np.where(big, (-nz * d1[:, 1] + ny * d1[:, 2]) * k_a, (-ny * d1[:, 0] + nx * d1[:, 1]) * k_b)
+    sgn = np.where(dot >= 0.0, 1.0, -1.0)
+    out = np.empty((raw.shape[0], 12))
+    out[:, 0] = raw[:, 0] + 1.0
+    out[:, 1:9] = raw[:, 1:9]
+    out[:, 9:12] = sgn[:, None] * (raw[:, 9:10] * d1 + raw[:, 13:14] * d2)
+    return out
+
+
+def contact_power2_np(contacts, p_pre, v_pre, w_pre, v_post, w_post):
+    """Σ F·(v + v₊) over contact rows: twice the trapezoidal power of the contact forces on the robot,
+    v at each contact point from its link's COM velocity and spin, the lever arm from the pre-step COM
+    (lab.recorder.contact_power)."""
+    link = contacts[:, 0].astype(np.int64)
+    F = contacts[:, 5:8] * contacts[:, 8:9] + contacts[:, 9:12]
+    r = contacts[:, 2:5] - p_pre[link]
+    v = v_pre[link] + v_post[link] + np.cross(w_pre[link] + w_post[link], r)
+    return float(np.sum(F * v))
+
+
 # ----------------------------------------------------------------------------------------- compiled
 def _compile():
     import numba
@@ -147,12 +179,51 @@ def _compile():
             tau[j] = min(max(x, -effort), effort)
         return tau
 
+    @jit
+    def contact_rows(raw):
+        k = raw.shape[0]
+        out = np.empty((k, 12))
+        for i in range(k):
+            nx, ny, nz = raw[i, 5], raw[i, 6], raw[i, 7]
+            if abs(nz) > 0.7071067811865476:
+                dot = (-nz * raw[i, 11] + ny * raw[i, 12]) / math.sqrt(ny * ny + nz * nz)
+            else:
+                dot = (-ny * raw[i, 10] + nx * raw[i, 11]) / math.sqrt(nx * nx + ny * ny)
+            sgn = 1.0 if dot >= 0.0 else -1.0
+            out[i, 0] = raw[i, 0] + 1.0
+            for a in range(1, 9):
+                out[i, a] = raw[i, a]
+            for a in range(3):
+                out[i, 9 + a] = sgn * (raw[i, 9] * raw[i, 10 + a] + raw[i, 13] * raw[i, 14 + a])
+        return out
+
+    @jit
+    def contact_power2(contacts, p_pre, v_pre, w_pre, v_post, w_post):
+        p = 0.0
+        for i in range(contacts.shape[0]):
+            L = int(contacts[i, 0])
+            rx = contacts[i, 2] - p_pre[L, 0]
+            ry = contacts[i, 3] - p_pre[L, 1]
+            rz = contacts[i, 4] - p_pre[L, 2]
+            wx = w_pre[L, 0] + w_post[L, 0]
+            wy = w_pre[L, 1] + w_post[L, 1]
+            wz = w_pre[L, 2] + w_post[L, 2]
+            vx = v_pre[L, 0] + v_post[L, 0] + wy * rz - wz * ry
+            vy = v_pre[L, 1] + v_post[L, 1] + wz * rx - wx * rz
+            vz = v_pre[L, 2] + v_post[L, 2] + wx * ry - wy * rx
+            fn = contacts[i, 8]
+            p += ((contacts[i, 5] * fn + contacts[i, 9]) * vx + (contacts[i, 6] * fn + contacts[i, 10]) * vy
+                  + (contacts[i, 7] * fn + contacts[i, 11]) * vz)
+        return p
+
     return {"energies": energies, "coulomb": coulomb, "power2": power2, "joint_power2": joint_power2,
-            "coupling_torques": coupling_torques, "serpenoid": serpenoid}
+            "coupling_torques": coupling_torques, "serpenoid": serpenoid, "contact_rows": contact_rows,
+            "contact_power2": contact_power2}
 
 
 REFERENCE = {"energies": energies_np, "coulomb": coulomb_np, "power2": power2_np, "joint_power2": joint_power2_np,
-             "coupling_torques": coupling_torques_np, "serpenoid": serpenoid_np}
+             "coupling_torques": coupling_torques_np, "serpenoid": serpenoid_np, "contact_rows": contact_rows_np,
+             "contact_power2": contact_power2_np}
 
 
 def _select() -> tuple[dict, str]:
@@ -172,7 +243,9 @@ power2 = _IMPL["power2"]
 joint_power2 = _IMPL["joint_power2"]
 coupling_torques = _IMPL["coupling_torques"]
 serpenoid = _IMPL["serpenoid"]
+contact_rows = _IMPL["contact_rows"]
+contact_power2 = _IMPL["contact_power2"]
 COMPILED = _IMPL is not REFERENCE
 
 __all__ = ["BACKEND", "COMPILED", "REFERENCE", "energies", "coulomb", "power2", "joint_power2", "coupling_torques",
-           "serpenoid"]
+           "serpenoid", "contact_rows", "contact_power2"]

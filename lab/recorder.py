@@ -146,8 +146,4 @@ def contact_power(contacts: np.ndarray, pre: RobotState, post: RobotState) -> fl
     from the pre-step COM."""
     if contacts is None or not len(contacts):
         return 0.0
-    link = contacts[:, 0].astype(int)
-    F = contacts[:, 5:8] * contacts[:, 8:9] + contacts[:, 9:12]
-    r = contacts[:, 2:5] - pre.p_W[link]
-    v = pre.v_W[link] + post.v_W[link] + np.cross(pre.w_W[link] + post.w_W[link], r)
-    return float(np.sum(F * v))
+    return float(kernels.contact_power2(contacts, pre.p_W, pre.v_W, pre.w_W, post.v_W, post.w_W))

@@ -18,6 +18,7 @@ import numpy as np
 from .engine import connect, pb
 
 from .errors import Diverged
+from .kernels import contact_rows
 from .forces.base import Wrench
 from .state import BodyState, ModelInfo, RobotState
 
@@ -28,7 +29,8 @@ FLOOR_LIMIT_M = -0.05  # a link COM this far below the floor has gone through it
 
 
 def plane_space_dot(n, d) -> float:
-    """d · btPlaneSpace1(n): Bullet's first tangent of a contact normal n (LinearMath/btVector3.h)."""
+    """d · btPlaneSpace1(n): Bullet's first tangent of a contact normal n (LinearMath/btVector3.h). The
+    scalar rule: lab.kernels.contact_rows applies it to the whole snapshot (tests compare the two)."""
     nx, ny, nz = n
     if abs(nz) > 0.7071067811865476:
         k = 1.0 / math.sqrt(ny * ny + nz * nz)
@@ -222,14 +224,12 @@ class World:
         dir1 = btPlaneSpace1(manifold normal), so dir1 against plane_space(reported normal) tells which
         (checked for both creation orders in tests/test_world.py)."""
         cps = self._pb_contacts(bodyA=self.robot)
-        out = np.empty((len(cps), 12))
-        for i, cp in enumerate(cps):
-            f1, d1, f2, d2 = cp[10], cp[11], cp[12], cp[13]
-            n = cp[7]
-            sgn = 1.0 if plane_space_dot(n, d1) >= 0.0 else -1.0
-            out[i] = (cp[3] + 1, cp[2], *cp[6], *n, cp[9], sgn * (f1 * d1[0] + f2 * d2[0]),
-                      sgn * (f1 * d1[1] + f2 * d2[1]), sgn * (f1 * d1[2] + f2 * d2[2]))
-        return out
+        if not cps:
+            return np.empty((0, 12))
+        # one flat tuple per point, one array, one fused kernel (the sign and sum as plane_space_dot)
+        raw = np.array([(cp[3], cp[2], *cp[6], *cp[7], cp[9], cp[10], *cp[11], cp[12], *cp[13]) for cp in cps],
+                       dtype=float)
+        return contact_rows(raw)
 
     # ------------------------------------------------------------------ acting
     def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> None:

@@ -122,3 +122,59 @@ def test_run_with_compiled_kernels_matches_numpy_reference(name, monkeypatch):
     assert np.abs(a["E"]).max() > 1e-6  # something moved
     for k in ("xy", "q", "tau", "E", "W_in", "W_d"):
         np.testing.assert_allclose(a[k], b[k], rtol=1e-8, atol=1e-12, err_msg=k)
+
+
+def _raw_contacts(rng, k):
+    """k contact points as World._read_contacts packs pybullet's: [linkA, bodyB, p (3), n (3), f_n, f1,
+    dir1 (3), f2, dir2 (3)], dir1 ⟂ dir2 ⟂ n, dir1 = ±btPlaneSpace1(n); steep and shallow normals."""
+    raw = np.zeros((k, 17))
+    for i in range(k):
+        n = rng.normal(size=3)
+        if i % 2:
+            n[2] += 3.0  # |n_z| > 1/√2: the other branch of btPlaneSpace1
+        n /= np.linalg.norm(n)
+        a = np.array([1.0, 0, 0]) if abs(n[0]) < 0.9 else np.array([0, 1.0, 0])
+        d1 = np.cross(n, a)
+        d1 /= np.linalg.norm(d1)
+        d1 *= rng.choice([-1.0, 1.0])
+        d2 = np.cross(n, d1)
+        raw[i] = [rng.integers(-1, 9), rng.integers(0, 3), *rng.normal(size=3), *n, rng.uniform(0, 50),
+                  rng.normal(), *d1, rng.normal(), *d2]
+    return raw
+
+
+@pytest.mark.parametrize("k", [1, 3, 12])
+@pytest.mark.parametrize("seed", range(4))
+def test_contact_rows_match_reference_and_the_scalar_plane_space_rule(k, seed):
+    from lab.world import plane_space_dot
+
+    rng = np.random.default_rng(seed)
+    raw = _raw_contacts(rng, k)
+    ref = kernels.contact_rows_np(raw)
+    got = COMPILED["contact_rows"](raw)
+    np.testing.assert_allclose(got, ref, rtol=REL, atol=1e-15)
+    for i in range(k):  # the row-by-row rule the World used before the kernel
+        n, d1, d2 = raw[i, 5:8], raw[i, 10:13], raw[i, 14:17]
+        sgn = 1.0 if plane_space_dot(n, d1) >= 0.0 else -1.0
+        assert got[i, 0] == raw[i, 0] + 1 and got[i, 1] == raw[i, 1]
+        np.testing.assert_allclose(got[i, 2:9], raw[i, 2:9])
+        np.testing.assert_allclose(got[i, 9:12], sgn * (raw[i, 9] * d1 + raw[i, 13] * d2), rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_contact_power_matches_reference_and_the_rigid_body_velocity(seed):
+    rng = np.random.default_rng(seed)
+    n_links, k = 10, 9
+    rows = kernels.contact_rows_np(_raw_contacts(rng, k))
+    rows[:, 0] = rng.integers(0, n_links, k)
+    p, v0, w0, v1, w1 = (rng.normal(size=(n_links, 3)) for _ in range(5))
+    ref = kernels.contact_power2_np(rows, p, v0, w0, v1, w1)
+    got = COMPILED["contact_power2"](rows, p, v0, w0, v1, w1)
+    assert got == pytest.approx(ref, rel=1e-12)
+    # by hand: F·(v_c + v_c₊), v_c = v + ω × (c − p) per point
+    tot = 0.0
+    for row in rows:
+        L, c = int(row[0]), row[2:5]
+        F = row[5:8] * row[8] + row[9:12]
+        tot += F @ (v0[L] + np.cross(w0[L], c - p[L]) + v1[L] + np.cross(w1[L], c - p[L]))
+    assert got == pytest.approx(tot, rel=1e-12)
