@@ -143,3 +143,46 @@ def test_T5_driven_over_ridges_steeper_than_atan_mu_cleats_climb_at_the_belt_spe
     ridges = ("arena.n_ridges=21", "arena.ridge_spacing=0.03", "arena.ridge_x=-0.2035")
     assert _ridges_run(45.0, 0.03, ridges=ridges, T=3.0, window=1.5) == pytest.approx(0.03, rel=0.03)
     assert _ridges_run(45.0, 0.03, ["robot.cleats=false"], ridges=ridges, T=1.0, window=0.5) < -0.05
+
+
+@pytest.mark.parametrize("edges", [STEP, RIDGE, STEP + (((0.3, 0.1), (0.0, 1.0), (-1.0, 0.0)),)])
+@pytest.mark.parametrize("seed", range(6))
+def test_compiled_law_matches_the_reference(edges, seed):
+    """The compiled loops (lab.forces.cleats.cleat_wrench_loops) against the law's reference
+    (Cleats.forces) on random snapshots: pitched bodies, several belt and other links on and off the
+    edges, normals from lying on a face to deep in the corner, belt angles across the cleats."""
+    from lab import kernels
+    from lab.forces.cleats import _cleat_kernel
+
+    if not kernels.COMPILED:
+        pytest.skip("numba not in use")
+    rng = np.random.default_rng(seed)
+    law = Cleats().bind(SPEC, edges)
+    n = len(LINKS)
+    hits = 0
+    for _ in range(150):
+        st = _state(rng.uniform(-10, 10))
+        pitch = rng.uniform(-math.pi, math.pi)
+        c, s_ = math.cos(pitch), math.sin(pitch)
+        quat = np.tile([0.0, math.sin(pitch / 2), 0.0, math.cos(pitch / 2)], (n, 1))
+        p = rng.normal(scale=0.1, size=(n, 3))
+        rows = []
+        for _k in range(rng.integers(1, 9)):
+            (xe, ze), n1, n2 = edges[rng.integers(len(edges))]
+            a = rng.uniform(0, math.pi / 2)
+            nb = np.array([n1[0], n1[1]]) * math.cos(a) + np.array([n2[0], n2[1]]) * math.sin(a)
+            nb /= np.linalg.norm(nb)
+            off = rng.normal(scale=0.002, size=3)
+            rows.append([rng.choice([2, 3, 4, 5, 6, 7, 8, 9]), 1, xe + off[0], off[1], ze + off[2], nb[0], 0.0, nb[1],
+                         rng.choice([0.0, rng.uniform(0, 40)]), *rng.normal(size=3)])
+        st = RobotState(t=0.0, p_W=p, quat_W=quat, v_W=rng.normal(scale=0.05, size=(n, 3)),
+                        w_W=rng.normal(scale=0.5, size=(n, 3)), q=st.q, qd=st.qd, model=st.model,
+                        contacts=np.array(rows, float))
+        assert st.R_WB[0] == pytest.approx(np.array([[c, 0, s_], [0, 1, 0], [-s_, 0, c]]))
+        ref = law.wrench_reference(st)
+        got = law(st, 0.0)
+        assert _cleat_kernel() is not None
+        np.testing.assert_allclose(got.F_W, ref.F_W, rtol=1e-12, atol=1e-9)
+        np.testing.assert_allclose(got.T_W, ref.T_W, rtol=1e-12, atol=1e-9)
+        hits += bool(np.any(ref.F_W))
+    assert hits >= 3  # engaged in some (a corner within a cleat's 6 mm of every 30 mm, leaning past 21.8°)

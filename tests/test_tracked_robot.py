@@ -339,3 +339,51 @@ def test_differential_mode_belt_slips_at_the_coulomb_bound_and_the_arm_stalls():
     assert m["climb.stall_arm_torque_Nm"] < 0.6 * differential_stall(p, mu)["arm_torque_Nm"]
     assert m["climb.max_pitch_deg"] < 1.0  # the arm never lifted the body
     assert m["sim_time_s"] < m["climb.start_s"] + 5.0  # decided soon after the stall, not at 20 s
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_contact_summary_compiled_matches_reference(seed):
+    """The climb controller's one-pass reading of the contact snapshot: compiled loops against the
+    numpy reference on random snapshots (belt, guide and other links; ground, edge and top levels)."""
+    from lab import kernels
+    from lab.controllers.climbing import contact_summary_loops, contact_summary_np
+
+    numba = pytest.importorskip("numba")
+    if not kernels.COMPILED:
+        pytest.skip("numba not in use")
+    fn = numba.njit(contact_summary_loops)
+    rng = np.random.default_rng(seed)
+    mask = np.zeros(10, bool)
+    mask[4:] = True
+    for k in (0, 1, 3, 12):
+        cs = np.zeros((k, 12))
+        cs[:, 0] = rng.integers(0, 10, k)
+        cs[:, 2:5] = rng.normal(scale=0.1, size=(k, 3))
+        cs[:, 4] = rng.choice([0.0, 0.0005, 0.1, 0.1003, 0.15], k)
+        cs[:, 5:8] = rng.normal(size=(k, 3))
+        cs[:, 8] = rng.choice([0.0, 1.0], k) * rng.uniform(0, 30, k)
+        cs[:, 9:12] = rng.normal(size=(k, 3))
+        x = rng.normal(size=2)
+        x /= np.linalg.norm(x)
+        ref = contact_summary_np(cs, mask, 3, x[0], x[1])
+        got = fn(cs, mask, 3, x[0], x[1])
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15, equal_nan=True)
+
+
+def test_decided_run_stops_once_on_the_step_with_the_full_runs_metrics():
+    """stop_when_decided ends a climb as soon as the COM is over the edge and the body on the top (the
+    success nothing after undoes), with the same climb.* figures as the run watched to the end; with
+    no step it stops at once, a success."""
+    from lab import scenario as scn
+    from lab.runner import run_scenario
+
+    base = ["arena.step_height=0.10", "sim.duration=8"]
+    m = run_scenario(scn.load("tracked_step_climb", [*base, "trial.stop_when_decided=true"])).metrics
+    full = run_scenario(scn.load("tracked_step_climb", [*base, "trial.stop_when_decided=false"])).metrics
+    assert m["climb.success"] and full["climb.success"]
+    assert m["sim_time_s"] < m["climb.over_s"] + 0.6 < full["sim_time_s"]
+    for k in ("climb.time_s", "climb.peak_climb_torque_Nm", "climb.climb_work_J", "climb.flip_to_over_s",
+              "climb.min_margin_m"):
+        assert m[k] == pytest.approx(full[k], rel=1e-12), k
+    flat = run_scenario(scn.load("tracked_step_climb", ["arena.step_height=0", "trial.stop_when_decided=true"])).metrics
+    assert flat["climb.success"] and flat["sim_time_s"] < 0.1

@@ -31,6 +31,7 @@ snapshot) for the step-climb trial's ``climb.*`` metrics (lab.trials.step_climb)
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -54,6 +55,126 @@ ARM_STOW_GAIN = 2.0  # 1/s: the stow servo's angle → speed gain
 GIVE_UP_AT_STOP = 2.0  # s at the arm's end stop, the COM not advancing, not over: the trial has failed
 PROGRESS = 0.01  # m of COM advance that counts as progress there
 ARM_PROGRESS = 0.05  # rad of arm travel that counts as progress (differential mode: a stalled arm)
+
+
+TRACK_STEP_Z = 0.004  # m: belt contacts above this height touch the step (the ground's contacts sit at ~0)
+SUMMARY_LEN = 18
+
+
+def contact_summary_np(cs: np.ndarray, belt_mask: np.ndarray, l_guide: int, fx: float, fy: float) -> np.ndarray:
+    """What the controller reads from a contact snapshot (World._read_contacts), in one pass — the
+    reference of the compiled :func:`contact_summary_loops`. (18,) [0]: 1 if the belt touches two
+    levels (a step: its highest contact ≥ STEP_MIN above the lowest contact of all), [1:4] then the
+    rearmost (along the heading (fx, fy, 0)) of the belt contacts within TOP_BAND of its highest one;
+    [4:7], [7:10] A, B: the belt–step contacts (above TRACK_STEP_Z) of largest and smallest y;
+    [10] their summed normal force, [11] the magnitude of their summed friction, [12:15] their
+    normal-force weighted point; [15:18] the guide wheel's mean contact point. NaN where absent."""
+    out = np.full(SUMMARY_LEN, np.nan)
+    out[0] = 0.0
+    out[10] = out[11] = 0.0
+    if not len(cs):
+        return out
+    link = cs[:, 0].astype(int)
+    on = belt_mask[np.clip(link, 0, len(belt_mask) - 1)]
+    P = cs[on, 2:5]
+    if len(P):
+        z_top = P[:, 2].max()
+        if z_top >= cs[:, 4].min() + STEP_MIN:
+            top = P[P[:, 2] >= z_top - TOP_BAND]
+            out[0] = 1.0
+            out[1:4] = top[np.argmin(top[:, 0] * fx + top[:, 1] * fy)]
+    ts = on & (cs[:, 4] > TRACK_STEP_Z)
+    if ts.any():
+        Q = cs[ts, 2:5]
+        out[4:7], out[7:10] = Q[np.argmax(Q[:, 1])], Q[np.argmin(Q[:, 1])]
+        fn = float(cs[ts, 8].sum())
+        out[10] = fn
+        out[11] = float(np.linalg.norm(cs[ts, 9:12].sum(axis=0)))
+        if fn > 0:
+            out[12:15] = cs[ts, 8] @ Q / fn
+    g = link == l_guide
+    if g.any():
+        out[15:18] = cs[g, 2:5].mean(axis=0)
+    return out
+
+
+def contact_summary_loops(cs, belt_mask, l_guide, fx, fy):
+    """:func:`contact_summary_np` in plain loops (compiled with numba when lab.kernels.COMPILED)."""
+    out = np.full(18, np.nan)
+    out[0] = 0.0
+    out[10] = 0.0
+    out[11] = 0.0
+    k = cs.shape[0]
+    if k == 0:
+        return out
+    nb = belt_mask.shape[0]
+    z_min = math.inf
+    z_top = -math.inf
+    for i in range(k):
+        z_min = min(z_min, cs[i, 4])
+        L = min(max(int(cs[i, 0]), 0), nb - 1)
+        if belt_mask[L]:
+            z_top = max(z_top, cs[i, 4])
+    if z_top > -math.inf and z_top >= z_min + STEP_MIN:
+        best = math.inf
+        for i in range(k):
+            L = min(max(int(cs[i, 0]), 0), nb - 1)
+            if belt_mask[L] and cs[i, 4] >= z_top - TOP_BAND:
+                a = cs[i, 2] * fx + cs[i, 3] * fy
+                if a < best:
+                    best = a
+                    out[0] = 1.0
+                    out[1], out[2], out[3] = cs[i, 2], cs[i, 3], cs[i, 4]
+    y_hi, y_lo = -math.inf, math.inf
+    fn = 0.0
+    ftx = fty = ftz = 0.0
+    px = py = pz = 0.0
+    any_ts = False
+    gx = gy = gz = 0.0
+    n_g = 0
+    for i in range(k):
+        L = min(max(int(cs[i, 0]), 0), nb - 1)
+        if belt_mask[L] and cs[i, 4] > TRACK_STEP_Z:
+            any_ts = True
+            if cs[i, 3] > y_hi:
+                y_hi = cs[i, 3]
+                out[4], out[5], out[6] = cs[i, 2], cs[i, 3], cs[i, 4]
+            if cs[i, 3] < y_lo:
+                y_lo = cs[i, 3]
+                out[7], out[8], out[9] = cs[i, 2], cs[i, 3], cs[i, 4]
+            f = cs[i, 8]
+            fn += f
+            ftx += cs[i, 9]
+            fty += cs[i, 10]
+            ftz += cs[i, 11]
+            px += f * cs[i, 2]
+            py += f * cs[i, 3]
+            pz += f * cs[i, 4]
+        if int(cs[i, 0]) == l_guide:
+            gx += cs[i, 2]
+            gy += cs[i, 3]
+            gz += cs[i, 4]
+            n_g += 1
+    if any_ts:
+        out[10] = fn
+        out[11] = math.sqrt(ftx * ftx + fty * fty + ftz * ftz)
+        if fn > 0:
+            out[12], out[13], out[14] = px / fn, py / fn, pz / fn
+    if n_g:
+        out[15], out[16], out[17] = gx / n_g, gy / n_g, gz / n_g
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _summary_kernel():
+    """The compiled :func:`contact_summary_loops`, or the numpy reference (lab.kernels' backend choice)."""
+    from .. import kernels
+
+    if not kernels.COMPILED:
+        return contact_summary_np
+    import numba
+
+    return numba.njit(cache=True, fastmath=False, nogil=True)(contact_summary_loops)
 
 
 @dataclass(frozen=True)
@@ -143,6 +264,8 @@ class TrackedClimb(Controller):
         self.belt_links = np.array([i for i, n in enumerate(model.link_names) if n.startswith("belt_")])
         self.belt_mask = np.zeros(model.n_links, bool)
         self.belt_mask[self.belt_links] = True
+        self._summary_fn = _summary_kernel()
+        self._summ_of, self._summ = None, None
         self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
         self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
         self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
@@ -238,22 +361,26 @@ class TrackedClimb(Controller):
         """Which rows of a contact snapshot (World._read_contacts) are on the belt (pulleys, slabs)."""
         return self.belt_mask[np.clip(cs[:, 0].astype(int), 0, len(self.belt_mask) - 1)]
 
+    def _summary(self, state: RobotState) -> np.ndarray | None:
+        """:func:`contact_summary_np` of this state's snapshot (once per state)."""
+        if self._summ_of is not state:
+            cs = state.contacts
+            x = forward_axis(state)
+            self._summ = None if cs is None else self._summary_fn(cs, self.belt_mask, self.l_guide, x[0], x[1])
+            self._summ_of = state
+        return self._summ
+
     def _over_the_top(self, state: RobotState) -> bool:
         """The COM has passed the step's edge: it lies ahead (along the heading, in the step frame's
         x–y plane) of the rearmost track contact seen on the upper level during this climb. Released
         now, the body tips onto the step; a body lying on the top with its COM still behind the edge
         hangs on the arm, and one propped on its front pulley by the arm must be let down."""
         x = forward_axis(state)
-        cs = state.contacts
-        if cs is not None and len(cs):
-            P = cs[self._on_track(cs), 2:5]
-            if len(P):
-                z_top = P[:, 2].max()
-                if z_top >= cs[:, 4].min() + STEP_MIN:  # contacts on two levels: a step
-                    top = P[P[:, 2] >= z_top - TOP_BAND]
-                    cand = top[np.argmin(top @ x)]
-                    if self.edge is None or cand @ x < self.edge @ x:
-                        self.edge = cand.copy()
+        sm = self._summary(state)
+        if sm is not None and sm[0] > 0:  # contacts on two levels: a step
+            cand = sm[1:4]
+            if self.edge is None or cand @ x < self.edge @ x:
+                self.edge = cand.copy()
         return self.edge is not None and float(state.com_W @ x) >= float(self.edge @ x) + COM_MARGIN
 
     # -------------------------------------------------------------------- act
@@ -272,7 +399,7 @@ class TrackedClimb(Controller):
         self.t_now = state.t
         if self.k == 0:
             self.x0 = state.p_W[0].copy()
-        self.advanced = float(np.linalg.norm((state.p_W[0] - self.x0)[:2]))
+        self.advanced = math.hypot(state.p_W[0, 0] - self.x0[0], state.p_W[0, 1] - self.x0[1])
         self._update_phase(state, pitch)
         th_dot = float(state.qd[self.j_arm])
         # the belt's rate: the drive joint's (the slabs and pulleys are geared to it; the slabs' gears
@@ -346,24 +473,13 @@ class TrackedClimb(Controller):
         fn = ft = 0.0
         pc = np.full(3, np.nan)  # the track–step contact point (normal-force weighted)…
         pB = np.full(2, np.nan)  # …and in the body's x–z plane
-        cs = state.contacts
-        if cs is not None and len(cs):
-            link = cs[:, 0].astype(int)
-            on_belt = self._on_track(cs)
-            # track–step contacts: the belt touching anything above the ground plane
-            ts = on_belt & (cs[:, 4] > 0.004)
-            if ts.any():
-                P = cs[ts, 2:5]
-                A, B = P[np.argmax(P[:, 1])], P[np.argmin(P[:, 1])]
-                fn = float(cs[ts, 8].sum())
-                ft = float(np.linalg.norm(cs[ts, 9:12].sum(axis=0)))
-                if fn > 0:
-                    pc = cs[ts, 8] @ P / fn
-                    d = state.R_WB[0].T @ (pc - state.p_W[0])
-                    pB = np.array([d[0], d[2]])
-            g = link == self.l_guide
-            if g.any():
-                C = cs[g, 2:5].mean(axis=0)
+        sm = self._summary(state)  # track–step contacts: the belt touching anything above the ground plane
+        if sm is not None:
+            A, B, C = sm[4:7], sm[7:10], sm[15:18]
+            fn, ft, pc = float(sm[10]), float(sm[11]), sm[12:15]
+            if fn > 0:
+                d = state.R_WB[0].T @ (pc - state.p_W[0])
+                pB = np.array([d[0], d[2]])
         L["A"].append(A)
         L["B"].append(B)
         L["C"].append(C)

@@ -101,6 +101,156 @@ def belt_coordinate(p_xz, l: float, r: float) -> tuple[float, np.ndarray]:
     return best[1], best[2]
 
 
+@functools.lru_cache(maxsize=16)
+def belt_path_array(l: float, r: float) -> np.ndarray:
+    """:func:`belt_path` packed for the compiled law: (6, 8) rows [kind (0 face, 1 arc), start
+    coordinate, length, 0, a (2), b (2)]: a face's start point and direction t, an arc's centre and start
+    normal (a face's outward normal n is t turned +90°)."""
+    out = np.zeros((6, 8))
+    for i, (kind, data, s0, length) in enumerate(belt_path(l, r)):
+        if kind == "face":
+            q0, t, _ = data
+            out[i] = (0.0, s0, length, 0.0, q0[0], q0[1], t[0], t[1])
+        else:
+            c, n0 = data
+            out[i] = (1.0, s0, length, 0.0, c[0], c[1], n0[0], n0[1])
+    return out
+
+
+def cleat_wrench_loops(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
+                       capacity, m_eff, dt):
+    """The law of :meth:`Cleats.forces` summed into (F (N, 3), T (N, 3)) in plain loops: compiled with
+    numba (``cache=True``, no fastmath) when :data:`lab.kernels.COMPILED`; ``Cleats.forces`` is its
+    reference (tests/test_tracked_cleats.py compares the two). ``edges`` (E, 6): x, z, n1 (x, z), n2."""
+    n_links = p_W.shape[0]
+    F = np.zeros((n_links, 3))
+    T = np.zeros((n_links, 3))
+    n_rows = cs.shape[0]
+    n_edges = edges.shape[0]
+    h_link = np.zeros(n_edges, np.int64)
+    h_e = np.zeros(n_edges)
+    h_phi = np.zeros(n_edges)
+    h_u = np.zeros((n_edges, 3))
+    h_vu = np.zeros(n_edges)
+    h_pc = np.zeros((n_edges, 3))
+    n_hits = 0
+    for ke in range(n_edges):
+        xe, ze = edges[ke, 0], edges[ke, 1]
+        # the belt link pressing hardest on the edge (summed normal force of its rows near the line)
+        best, best_f = -1, -1.0
+        for i in range(n_rows):
+            L = int(cs[i, 0])
+            if L < 0 or L >= belt_mask.shape[0] or not belt_mask[L]:
+                continue
+            if math.hypot(cs[i, 2] - xe, cs[i, 4] - ze) >= tol:
+                continue
+            if L == best:
+                continue
+            f = 0.0
+            for j in range(n_rows):
+                if int(cs[j, 0]) == L and math.hypot(cs[j, 2] - xe, cs[j, 4] - ze) < tol:
+                    f += cs[j, 8]
+            if f > best_f or (f == best_f and L < best):
+                best, best_f = L, f
+        if best < 0:
+            continue
+        nx = nz = px = py = pz = 0.0
+        m = 0
+        for i in range(n_rows):
+            if int(cs[i, 0]) == best and math.hypot(cs[i, 2] - xe, cs[i, 4] - ze) < tol:
+                nx += cs[i, 5]
+                nz += cs[i, 7]
+                px += cs[i, 2]
+                py += cs[i, 3]
+                pz += cs[i, 4]
+                m += 1
+        nn = math.hypot(nx / m, nz / m)
+        if nn < 1e-9:
+            continue
+        ux, uz = nx / m / nn, nz / m / nn
+        lean1 = math.acos(min(1.0, max(-1.0, ux * edges[ke, 2] + uz * edges[ke, 3])))
+        lean2 = math.acos(min(1.0, max(-1.0, ux * edges[ke, 4] + uz * edges[ke, 5])))
+        if min(lean1, lean2) <= phi_c:
+            continue  # the belt lies on a face: the cleats' tips rest on it (friction only)
+        pcx, pcy, pcz = px / m, py / m, pz / m
+        dx, dy, dz = pcx - p0[0], pcy - p0[1], pcz - p0[2]
+        bx = R0[0, 0] * dx + R0[1, 0] * dy + R0[2, 0] * dz  # R0ᵀ (pc − p0), x and z
+        bz = R0[0, 2] * dx + R0[1, 2] * dy + R0[2, 2] * dz
+        # belt_coordinate: the nearest envelope point's arc length and the belt's direction there
+        bd, s_b, tx, tz = math.inf, 0.0, 1.0, 0.0
+        for q in range(seg.shape[0]):
+            if seg[q, 0] == 0.0:
+                qx, qz, sx, sz = seg[q, 4], seg[q, 5], seg[q, 6], seg[q, 7]
+                lam = (bx - qx) * sx + (bz - qz) * sz
+                if -1e-9 <= lam <= seg[q, 2] + 1e-9:
+                    d = abs((bx - qx) * (-sz) + (bz - qz) * sx)
+                    if d < bd:
+                        bd, s_b, tx, tz = d, seg[q, 1] + lam, sx, sz
+            else:
+                cx, cz, n0x, n0z = seg[q, 4], seg[q, 5], seg[q, 6], seg[q, 7]
+                ex, ez = bx - cx, bz - cz
+                rho = math.hypot(ex, ez)
+                if rho < 1e-12:
+                    continue
+                th = math.atan2(n0z * ex - n0x * ez, n0x * ex + n0z * ez)
+                if -1e-9 <= th <= 2 * math.pi / 3 + 1e-9:
+                    d = abs(rho - r)
+                    if d < bd:
+                        bd, s_b, tx, tz = d, seg[q, 1] + r * th, ez / rho, -ex / rho
+        s_b -= r * psi
+        a = s_b + pitch / 2
+        phi = a - pitch * math.floor(a / pitch) - pitch / 2
+        e = half - abs(phi)
+        if e <= 0.0:
+            continue  # in the gap between two cleats: Coulomb friction only
+        u0 = R0[0, 0] * tx + R0[0, 2] * tz
+        u1 = R0[1, 0] * tx + R0[1, 2] * tz
+        u2 = R0[2, 0] * tx + R0[2, 2] * tz
+        rx, ry, rz = pcx - p_W[best, 0], pcy - p_W[best, 1], pcz - p_W[best, 2]
+        wx, wy, wz = w_W[best, 0], w_W[best, 1], w_W[best, 2]
+        vx = v_W[best, 0] + wy * rz - wz * ry
+        vy = v_W[best, 1] + wz * rx - wx * rz
+        vz = v_W[best, 2] + wx * ry - wy * rx
+        h_link[n_hits] = best
+        h_e[n_hits] = e
+        h_phi[n_hits] = phi
+        h_u[n_hits, 0], h_u[n_hits, 1], h_u[n_hits, 2] = u0, u1, u2
+        h_vu[n_hits] = vx * u0 + vy * u1 + vz * u2
+        h_pc[n_hits, 0], h_pc[n_hits, 1], h_pc[n_hits, 2] = pcx, pcy, pcz
+        n_hits += 1
+    if n_hits == 0:
+        return F, T
+    scale = min(1.0, m_eff / (dt * dt * n_hits * k))
+    if c > 0:
+        scale = min(scale, m_eff / (dt * n_hits * c))
+    k_s, c_s = k * scale, c * scale
+    for i in range(n_hits):
+        f = -math.copysign(min(k_s * h_e[i], capacity), h_phi[i]) - c_s * h_vu[i]
+        f = max(-capacity, min(capacity, f))
+        L = h_link[i]
+        fx, fy, fz = f * h_u[i, 0], f * h_u[i, 1], f * h_u[i, 2]
+        rx, ry, rz = h_pc[i, 0] - p_W[L, 0], h_pc[i, 1] - p_W[L, 1], h_pc[i, 2] - p_W[L, 2]
+        F[L, 0] += fx
+        F[L, 1] += fy
+        F[L, 2] += fz
+        T[L, 0] += ry * fz - rz * fy
+        T[L, 1] += rz * fx - rx * fz
+        T[L, 2] += rx * fy - ry * fx
+    return F, T
+
+
+@functools.lru_cache(maxsize=1)
+def _cleat_kernel():
+    """The compiled :func:`cleat_wrench_loops` (None: run the reference, lab.kernels' backend choice)."""
+    from .. import kernels
+
+    if not kernels.COMPILED:
+        return None
+    import numba
+
+    return numba.njit(cache=True, fastmath=False, nogil=True)(cleat_wrench_loops)
+
+
 @dataclass(frozen=True)
 class CleatGeometry:
     """What the law needs from the robot and the arena (bound by :meth:`Cleats.bind`)."""
@@ -202,7 +352,7 @@ class Cleats(Validated):
                 continue
             E = rows[near]
             links = E[:, 0].astype(int)
-            best = max(set(links.tolist()), key=lambda L: E[links == L, 8].sum())
+            best = max(sorted(set(links.tolist())), key=lambda L: E[links == L, 8].sum())  # ties: the lowest link
             E = E[links == best]
             n = E[:, 5:8].mean(axis=0)
             nxz = np.array([n[0], n[2]])
@@ -242,7 +392,8 @@ class Cleats(Validated):
             out.append((link, f * u, pc))
         return out
 
-    def __call__(self, state: RobotState, t: float) -> Wrench:
+    def wrench_reference(self, state: RobotState) -> Wrench:
+        """:meth:`forces` summed per link: the reference of the compiled law."""
         n = state.model.n_links
         F = np.zeros((n, 3))
         T = np.zeros((n, 3))
@@ -251,5 +402,23 @@ class Cleats(Validated):
             T[link] += _cross(pc - state.p_W[link], f)
         return Wrench(F, T)
 
+    def __call__(self, state: RobotState, t: float) -> Wrench:
+        g = self._geom
+        cs = state.contacts
+        kern = _cleat_kernel()
+        if kern is None or not g.enabled or cs is None or not len(cs) or not g.edges:
+            return self.wrench_reference(state)
+        mask, j_drive = self._links(state.model)
+        F, T = kern(cs, mask, self._edge_array(g.edges), belt_path_array(g.track_side, g.pulley_radius),
+                    state.R_WB[0], state.p_W[0], float(state.q[j_drive]), state.p_W, state.v_W, state.w_W,
+                    self.edge_tolerance, self.engage_angle, g.pitch, g.pulley_radius, self.thickness / 2,
+                    self.stiffness, self.damping, g.capacity, g.belt_mass_eff, state.model.dt or 1e-3)
+        return Wrench(F, T)
 
-__all__ = ["Cleats", "CleatGeometry", "belt_coordinate", "belt_path"]
+    @staticmethod
+    @functools.lru_cache(maxsize=16)
+    def _edge_array(edges) -> np.ndarray:
+        return np.array([(*e[0], *e[1], *e[2]) for e in edges], float).reshape(-1, 6)
+
+
+__all__ = ["Cleats", "CleatGeometry", "belt_coordinate", "belt_path", "belt_path_array", "cleat_wrench_loops"]

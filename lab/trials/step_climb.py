@@ -1,7 +1,9 @@
 """Step-climbing trials of the tracked robot (Hu 2013, seed 004): ``[trial] type = "step_climb"``.
 
-The trial stops a run once its outcome is decided (``stop_when_decided``: 1 s after the climb first
-handed over to drive-on — on the step, or tumbled back in front of it —, once the body has advanced
+The trial stops a run once its outcome is decided (``stop_when_decided``: on a single step as soon as
+the COM is over the edge line and the body's centre over the top while driving — the success of
+:func:`climb_metrics`, which nothing after it undoes; at once if there is no step; else 1 s after the
+climb first handed over to drive-on — on the step, or tumbled back in front of it —, once the body has advanced
 ``advance_limit`` without a stall, or once the arm has sat at its end stop for 2 s with the COM
 neither advancing nor over the edge — in the differential mode, once for 2 s neither the arm has
 turned 0.05 rad nor the COM advanced 1 cm), and computes the ``climb.*`` metrics of the run from the climb
@@ -72,10 +74,40 @@ class StepClimb(Trial):
         if not self.stop_when_decided:
             return None
         ctrl, limit = sim.controller, self.advance_limit
-        return lambda s: decided(ctrl, limit)
+        arena = sim.scenario.arena
+        from ..arenas.step import Step
+
+        if not isinstance(arena, Step):  # stairs: a climb at every riser, decided by the controller alone
+            return lambda s: decided(ctrl, limit)
+        h = float(arena.step_height)
+        if h <= 0:
+            return lambda s: True  # nothing to climb: climb_metrics decides without the run
+        # on the step for good: the COM over the edge line (perpendicular to gravity) and the body's
+        # centre over the top, as climb_metrics' success, while driving (not in a flip or climb)
+        g = arena.gravity(sim.scenario.sim.gravity)
+        gh = g / np.linalg.norm(g)
+        x_e, z_on = float(arena.step_x), h + 0.5 * sim.scenario.robot.rest_height
+
+        since = [math.inf]  # when the body was first seen on the step for good
+
+        def done(s) -> bool:
+            if decided(ctrl, limit):
+                return True
+            c = s.com_W
+            on = (ctrl.phase in (0, 3) and s.p_W[0, 0] > x_e and s.p_W[0, 2] > z_on
+                  and (c[0] - x_e) * (-gh[2]) + (c[2] - h) * gh[0] >= 0)
+            since[0] = min(since[0], s.t) if on else math.inf
+            # held from one stop check to the next: the controller's log (every few steps) has it too
+            return s.t - since[0] >= ON_STEP_HOLD
+
+        return done
 
     def metrics(self, sim, series: dict) -> dict:
         return climb_metrics(sim.controller.logged(), sim.scenario)
+
+
+ON_STEP_HOLD = 0.02  # s the body must stay on the step before a run stops there: it stops at the next stop
+# check (lab.trials.base.CHECK_EVERY steps later), by when the controller's log holds it too
 
 
 def decided(ctrl, advance_limit: float) -> bool:
@@ -106,15 +138,16 @@ def climb_metrics(L: dict, sc) -> dict:
     x_edge = float(getattr(arena, "step_x", math.nan))
     t = L["t"]
     nan = float("nan")
+    h_ok = hasattr(arena, "gravity")
     keys = ("success", "time_s", "peak_motor_torque_Nm", "peak_climb_torque_Nm", "min_margin_m", "over_s",
             "start_s", "flip_s", "climb_s", "max_pitch_deg", "peak_arm_torque_Nm", "peak_belt_force_N",
             "climb_work_J", "flip_to_over_s", "edge_slip_m", "stall_belt_force_N", "stall_arm_torque_Nm")
-    if len(t) < 2 or not hasattr(arena, "gravity"):
-        return {f"climb.{k}": (False if k == "success" else nan) for k in keys}
-    if h <= 0:  # nothing to climb
+    if h_ok and h <= 0:  # nothing to climb (the run may have stopped at once)
         out = {f"climb.{k}": nan for k in keys}
         out.update({"climb.success": True, "climb.time_s": 0.0})
         return out
+    if len(t) < 2 or not h_ok:
+        return {f"climb.{k}": (False if k == "success" else nan) for k in keys}
     g = arena.gravity(sc.sim.gravity)
     gh = g / np.linalg.norm(g)
     com, body, phase = L["com"], L["body"], L["phase"].astype(int)
@@ -150,9 +183,9 @@ def climb_metrics(L: dict, sc) -> dict:
     m["climb.peak_belt_force_N"] = float(F_b[active].max()) if active.any() else nan
     # the climb window (front face against the riser until the COM passes the edge): the outputs' work
     # referred to the motor shaft (see the module doc)
-    if cl.any() and "work_out" in L:
+    if cl.any() and "work_out" in L and i_over is not None:  # (a climb that never got over has no window end)
         idx = np.nonzero(cl)[0]
-        i_end = min(idx[-1] + 1, len(t) - 1)  # ``over`` (or the last sample of a run that never got there)
+        i_end = min(idx[-1] + 1, len(t) - 1)  # ``over``
         c = sc.controller
         m["climb.climb_work_J"] = float((L["work_out"][i_end] - L["work_out"][idx[0]]) / (c.i0 * c.i1))
     else:
