@@ -292,8 +292,8 @@ class TrackedClimb(Controller):
         self.pitch0 = 0.0  # the flat pitch the current flip began on (a multiple of 120°)
         self.max_rel = 0.0  # the largest pitch since then
         self.log = {k: [] for k in ("t", "phase", "com", "body", "pitch", "theta", "theta_dot", "psi_dot", "tau_arm",
-                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft", "edge_W", "edge_B", "psi",
-                                    "work_out")}
+                                    "tau_drive", "tau_motor", "A", "B", "C", "edge_fn", "edge_ft", "edge_W", "edge_B",
+                                    "psi", "work_out")}
 
     # -------------------------------------------------------------------- commands
     def arm_speed_cmd(self) -> float:

@@ -784,8 +784,9 @@ def climb_path(p: ClimbParams, h: float, dtheta: float = 0.01, max_theta_span: f
     vertical: the contact has rolled onto the top — then the on-top phase, :func:`top_chain`, from the
     exact landing pose, until the front face lies flat on the top: 'landed'), the closure has no
     solution ('reach': the arm cannot touch the slope), the guide wheel reaches the riser ('riser'),
-    or the body would cut the slope ('ground'). dq/dθ and d²q/dθ² are exact (implicit differentiation of the closure, with its
-    Hessian from the Jacobians' Lie-bracket derivatives). Cached per (p, h, dtheta).
+    or the body would cut the slope ('ground'). dq/dθ and d²q/dθ² are exact (implicit differentiation
+    of the closure, with its Hessian from the Jacobians' Lie-bracket derivatives). Cached per (p, h,
+    dtheta).
     """
     return _climb_path(p, float(h), float(dtheta), float(max_theta_span))
 
@@ -913,7 +914,8 @@ def _path_derivatives(chain: Chain, q: np.ndarray, k_free: int, dep: np.ndarray)
     return t1, t2
 
 
-def _path_derivatives_along(chain: Chain, q: np.ndarray, d: np.ndarray, dep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _path_derivatives_along(chain: Chain, q: np.ndarray, d: np.ndarray,
+                            dep: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """q' and q'' when the free motion is along a fixed direction ``d`` of q (the on-top rolling):
     q' = dep + a d with ∇f·q' = 0, q'' = b d with ∇f·q'' + q'ᵀ H_f q' = 0 (dep's rates are constant)."""
     Jp, H = chain.point_derivatives(q, len(chain.links) - 1, chain.wheel_B)
@@ -1128,6 +1130,7 @@ def max_height(p: ClimbParams = ClimbParams(), arm_speed: float = 0.5, alpha: fl
 
 
 __all__ = ["ClimbParams", "ClimbPath", "ClimbResult", "Chain", "Joint", "Link", "Perimeter", "climb",
-           "differential_stall", "riser_belt_capacity", "climb_chain", "climb_path", "flip_chain", "forward_distance", "gravity_S", "height_limit",
+           "differential_stall", "riser_belt_capacity", "climb_chain", "climb_path", "flip_chain", "forward_distance",
+           "gravity_S", "height_limit",
            "max_height", "trig_climb_pose", "trig_closure", "exp_twist", "adjoint", "lie_bracket",
            "twist_revolute", "twist_prismatic", "R_world_step"]

@@ -10,8 +10,9 @@ so that both sides end at the same event.)
 1. climb-phase peak motor torque, engine/model in [0.95, 1.25] at h = 0.05, 0.10, 0.15 m and
    θ̇ = 0.5, 0.3 rad/s (the engine loses energy at the riser and the ground pulley, so it may only be
    higher; the model is quasi-static, rigid and lossless);
-2. the motor's work ∫ τ_m dθ over the window within 30 % of the model's, and the time from the flip's
-   start to the COM over the edge within 15 %;
+2. the motor's work over the window within 30 % of the model's (its ∫ τ_m dθ; the engine's outputs'
+   work (∫ τ_arm dθ + ∫ τ_p dψ)/(i0 i1), lab.trials.step_climb), and the time from the flip's start to
+   the COM over the edge within 15 %;
 3. the largest height climbed (every lower rung climbed too) ≥ 0.17 m, the paper's experiment; the
    note says which assumption of the paper's 0.195 m limit the engine escapes when it climbs higher;
 4. results, not pass/fail: the smooth belt's (``robot.cleats = false``) largest height;
@@ -121,7 +122,8 @@ def step_climb(overrides) -> dict[str, Figure]:
             rel_w = abs(m["climb.climb_work_J"] - W_mod) / abs(W_mod)
             figs[f"w{w:.1f}.h{h:.2f}.work_rel"] = Figure.at_most(
                 rel_w if np.isfinite(rel_w) else math.inf, tol("climb.work_rel"),
-                f"∫τ_m dθ over the climb window: engine {m['climb.climb_work_J'] * 1e3:.2f} vs model "
+                f"the motor's work over the climb window, (∫τ_arm dθ + ∫τ_p dψ)/(i0 i1) (the model's ∫τ_m dθ): "
+                f"engine {m['climb.climb_work_J'] * 1e3:.2f} vs model "
                 f"{W_mod * 1e3:.2f} mN·m·rad; the engine's belt slid {m['climb.edge_slip_m'] * 100:.1f} cm over "
                 f"the edge in the window (the model's no-slip climb: 0; Coulomb sliding at μ until the cleats "
                 f"hook, a loss the lossless model has not)")

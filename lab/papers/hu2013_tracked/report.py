@@ -325,6 +325,43 @@ def seed004(ctx) -> SectionResult:
         "cleats the corner sits between two cleats and the cleat face carries the tangential load, and the engine "
         "climbs beyond the paper's experimental 0.17 m.",
     ]
+    if not quick:
+        from ...models.tracked_climb import differential_stall
+
+        from .checks import model_window
+
+        slips = ", ".join(f"{runs[run_name(h, 0.5, 0.30)].metrics.get('climb.edge_slip_m', float('nan')) * 100:.1f}"
+                          for h in H_FIG8)
+        def work_rel(h):
+            w_e = runs[run_name(h, 0.5, 0.30)].metrics.get("climb.climb_work_J", float("nan"))
+            return w_e / model_window(climb(p, h, 0.5))[0] - 1
+
+        works = ", ".join(f"{work_rel(h):+.0%}" for h in H_FIG8)
+        st = differential_stall(p, mu0)
+        body += [
+            "",
+            "**Until the cleats hook, the belt slides.** With the front face against the riser the cleats' tips rest "
+            "on it; only once the face leans 21.8° off the riser does the corner sit between two cleats. Until then "
+            "the belt slides over the edge at μ, the bottom pulley stays on the ground (sliding too) and the body "
+            f"pivots on it: over the climb window the belt slid {slips} cm over the edge at h = "
+            f"{', '.join(f'{h:g}' for h in H_FIG8)} m (`climb.edge_slip_m`; the model: 0). That sliding is work the "
+            f"lossless model has not: the engine's climb work against the model's: {works} (θ̇ = 0.5 rad/s; the "
+            "check allows 30 %; at 0.05 m the model's whole climb is short). On such a low step the "
+            "model's edge contact rolls round the bottom pulley onto the top before the COM is over the edge; its "
+            "climb then goes on with the pulley rolling on the top, so that both end at the COM over the edge.",
+            "",
+            "**The single motor cannot stall its belt at a flat riser** (§1.1, Fig 5b: the track stalls, the arm "
+            "turns). Stalled, the belt runs back round the front pulley while the body turns about it, and the "
+            f"differential loads it with i2 τ_arm: the flip needs {st['arm_torque_Nm']:.2f} N·m on the arm "
+            f"(free belt: {st['free_arm_torque_Nm']:.2f}), τ_m = {st['motor_torque_Nm'] * 1e3:.1f} mN·m (within "
+            "the motor), and "
+            f"a belt that holds i2 τ_arm/r = {st['belt_force_N']:.0f} N. Against the ground and a flat riser only the "
+            "ground's friction presses the pulley into the riser: Coulomb friction holds at most "
+            f"μ(1+μ)/(1+μ²)(W − λ) = {st['capacity_N']:.0f} N at μ = {mu0:g}, "
+            f"{st['capacity_max_N']:.0f} N at any μ. "
+            "The engine's differential mode slips there and never flips (`lab check step_climb`); the paper's single-"
+            "motor climb needs an interlock at the riser that its equations do not describe.",
+        ]
     if quick:
         body += ["", "**Quick mode:** 1 s runs exercise the pipeline only; the numbers are not comparable."]
     return SectionResult(body="\n".join(body), figures=figs, table=rows)
