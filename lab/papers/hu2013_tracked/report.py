@@ -189,7 +189,7 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
     COM over the edge, model flip + climb; and the work ∫τ dθ of each."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(9, 4.6))
+    fig, ax = plt.subplots(figsize=(9, 5.4))
     colors = plt.cm.viridis(np.linspace(0, 0.85, len(keys)))
     for (name, label), col in zip(keys, colors):
         r = runs[name]
@@ -209,7 +209,9 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
     ax.set_xlabel("arm angle θ [°] (0: perpendicular to the front face)")
     ax.set_ylabel("motor torque at the shaft [mN·m]")
     ax.set_title(title)
-    ax.legend(fontsize=7, ncol=2)
+    # below the axes: inside, it hid the low step's model curve on the step top (negative torque)
+    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
+    fig.tight_layout()
     return fig
 
 
