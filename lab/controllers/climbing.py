@@ -266,6 +266,7 @@ class TrackedClimb(Controller):
         self.belt_mask[self.belt_links] = True
         self._summary_fn = _summary_kernel()
         self._summ_of, self._summ = None, None
+        self._fwd_of, self._fwd_xy = None, (1.0, 0.0)
         self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
         self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
         self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
@@ -313,7 +314,8 @@ class TrackedClimb(Controller):
     def _stalled(self, state: RobotState) -> bool:
         """Forward speed below ``stall_fraction`` of the approach command for ``stall_time``."""
         p = self.params
-        v_fwd = float(state.v_W[0] @ forward_axis(state))
+        fx, fy = self._fwd(state)
+        v_fwd = float(state.v_W[0, 0] * fx + state.v_W[0, 1] * fy)
         self.t_slow = self.t_slow + self.dt if v_fwd < p.stall_fraction * max(p.advance_speed, 1e-3) else 0.0
         return self.t_slow >= p.stall_time
 
@@ -365,23 +367,36 @@ class TrackedClimb(Controller):
         """:func:`contact_summary_np` of this state's snapshot (once per state)."""
         if self._summ_of is not state:
             cs = state.contacts
-            x = forward_axis(state)
-            self._summ = None if cs is None else self._summary_fn(cs, self.belt_mask, self.l_guide, x[0], x[1])
+            fx, fy = self._fwd(state)
+            self._summ = None if cs is None else self._summary_fn(cs, self.belt_mask, self.l_guide, fx, fy)
             self._summ_of = state
         return self._summ
+
+    def _fwd(self, state: RobotState) -> tuple[float, float]:
+        """:func:`forward_axis` (x, y) of this state, as floats (once per state)."""
+        if self._fwd_of is not state:
+            y = state.R_WB[0][:, 1]
+            y0, y1 = float(y[0]), float(y[1])
+            n = max(math.hypot(y0, y1), 1e-9)
+            self._fwd_xy, self._fwd_of = (y1 / n, -y0 / n), state
+        return self._fwd_xy
+
+    def _ahead(self, state: RobotState, p) -> float:
+        """How far ``p`` lies along the heading (the step frame's x–y plane)."""
+        fx, fy = self._fwd(state)
+        return float(p[0] * fx + p[1] * fy)
 
     def _over_the_top(self, state: RobotState) -> bool:
         """The COM has passed the step's edge: it lies ahead (along the heading, in the step frame's
         x–y plane) of the rearmost track contact seen on the upper level during this climb. Released
         now, the body tips onto the step; a body lying on the top with its COM still behind the edge
         hangs on the arm, and one propped on its front pulley by the arm must be let down."""
-        x = forward_axis(state)
         sm = self._summary(state)
         if sm is not None and sm[0] > 0:  # contacts on two levels: a step
             cand = sm[1:4]
-            if self.edge is None or cand @ x < self.edge @ x:
+            if self.edge is None or self._ahead(state, cand) < self._ahead(state, self.edge):
                 self.edge = cand.copy()
-        return self.edge is not None and float(state.com_W @ x) >= float(self.edge @ x) + COM_MARGIN
+        return self.edge is not None and self._ahead(state, state.com_W) >= self._ahead(state, self.edge) + COM_MARGIN
 
     # -------------------------------------------------------------------- act
     def act(self, state: RobotState) -> np.ndarray:
@@ -413,7 +428,7 @@ class TrackedClimb(Controller):
             if self.phase in (1, 2):
                 # stalled at the riser with the belt slipping, the arm may never turn: the time since the
                 # arm or the COM last made progress (the trial gives up after GIVE_UP_AT_STOP)
-                x_com = float(state.com_W @ forward_axis(state))
+                x_com = self._ahead(state, state.com_W)
                 q_arm = float(state.q[self.j_arm])
                 if x_com > self.x_best + PROGRESS or q_arm > self.arm_best + ARM_PROGRESS:
                     self.x_best, self.arm_best, self.t_best = x_com, q_arm, state.t
@@ -426,7 +441,7 @@ class TrackedClimb(Controller):
                 at_stop = self.arm_at_stop
                 # …and not getting anywhere (the track may still be dragging the body onto the top): the
                 # time since the COM last gained PROGRESS along the heading while at the stop
-                x_com = float(state.com_W @ forward_axis(state))
+                x_com = self._ahead(state, state.com_W)
                 if not at_stop or x_com > self.x_best + PROGRESS:
                     self.x_best, self.t_best = x_com, state.t
                 self.t_at_stop = state.t - self.t_best
