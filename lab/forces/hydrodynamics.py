@@ -173,6 +173,20 @@ class Hydrodynamics(HydroCoefficients):
         return out
 
     def __call__(self, state: RobotState, t: float) -> Wrench:
+        kernel = _hydro_kernel()
+        if kernel is not None:  # one compiled call (the numpy code below is its reference)
+            mode = _MODES[self.added_mass] if self.u_n or self.added_mass == "lagged" else 0
+            a_W = state.a_W if mode else _ZERO3
+            dw_W = state.dw_W if mode == 2 else _ZERO3
+            F, T = kernel(state.R_WB, state.v_W, state.w_W, a_W, dw_W, state.model.mass * state.model.gravity,
+                          float(self.c_t), float(self.c_n), float(self.ct2), float(self.cn2), float(self.u_n),
+                          mode, float(self.current[0]), float(self.current[1]), bool(self.buoyancy),
+                          float(self.lambda1), float(self.lambda2), float(self.lambda3))
+            return Wrench(F, T)
+        return self.reference(state)
+
+    def reference(self, state: RobotState) -> Wrench:
+        """:meth:`__call__` as vectorised numpy: the reference the compiled loops are tested against."""
         R = state.R_WB
         t_W, n_W, b_W = R[:, :, 0], R[:, :, 1], R[:, :, 2]
         v = state.v_W
@@ -205,4 +219,60 @@ class Hydrodynamics(HydroCoefficients):
         return Wrench(F, T)
 
 
-__all__ = ["HydroCoefficients", "Hydrodynamics"]
+_MODES = {"none": 0, "folded": 1, "lagged": 2}
+_ZERO3 = np.zeros((1, 3))  # a_W / dw_W when the mode does not read them (the loops never index it then)
+
+
+def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode, cx, cy, buoyancy,
+                lam1, lam2, lam3):
+    """:meth:`Hydrodynamics.reference` in plain loops over the links, compiled by numba (``cache=True``,
+    no fastmath) when :data:`lab.kernels.COMPILED`. ``mode``: 0 no added mass, 1 folded (the tangential
+    correction +u_n t(t·a)), 2 lagged (−u_n n(n·a) and −λ1 ω̇_z). Returns (F_W, T_W)."""
+    N = v_W.shape[0]
+    F = np.zeros((N, 3))
+    T = np.zeros((N, 3))
+    for i in range(N):
+        vx = v_W[i, 0] - cx
+        vy = v_W[i, 1] - cy
+        vz = v_W[i, 2]
+        vt = vx * R_WB[i, 0, 0] + vy * R_WB[i, 1, 0] + vz * R_WB[i, 2, 0]
+        vn = vx * R_WB[i, 0, 1] + vy * R_WB[i, 1, 1] + vz * R_WB[i, 2, 1]
+        vb = vx * R_WB[i, 0, 2] + vy * R_WB[i, 1, 2] + vz * R_WB[i, 2, 2]
+        ft = -(c_t + ct2 * abs(vt)) * vt
+        fn = -(c_n + cn2 * abs(vn)) * vn
+        fb = -(c_n + cn2 * abs(vb)) * vb
+        wz = w_W[i, 2]
+        if mode == 1:
+            ft += u_n * (a_W[i, 0] * R_WB[i, 0, 0] + a_W[i, 1] * R_WB[i, 1, 0] + a_W[i, 2] * R_WB[i, 2, 0])
+        elif mode == 2:
+            fn -= u_n * (a_W[i, 0] * R_WB[i, 0, 1] + a_W[i, 1] * R_WB[i, 1, 1] + a_W[i, 2] * R_WB[i, 2, 1])
+        if mode != 0 and (cx != 0.0 or cy != 0.0):
+            fn -= u_n * wz * (R_WB[i, 0, 0] * cx + R_WB[i, 1, 0] * cy)
+        for a in range(3):
+            F[i, a] = ft * R_WB[i, a, 0] + fn * R_WB[i, a, 1] + fb * R_WB[i, a, 2]
+        if buoyancy:
+            F[i, 2] += weight[i]
+        T[i, 2] = -(lam2 + lam3 * abs(wz)) * wz
+        if mode == 2:
+            T[i, 2] -= lam1 * dw_W[i, 2]
+    return F, T
+
+
+_KERNEL: list = []
+
+
+def _hydro_kernel():
+    """The compiled :func:`hydro_loops`, or None to run the numpy reference (lab.kernels' backend choice)."""
+    if not _KERNEL:
+        from .. import kernels
+
+        if kernels.COMPILED:
+            import numba
+
+            _KERNEL.append(numba.njit(cache=True, fastmath=False, nogil=True)(hydro_loops))
+        else:
+            _KERNEL.append(None)
+    return _KERNEL[0]
+
+
+__all__ = ["HydroCoefficients", "Hydrodynamics", "hydro_loops"]
