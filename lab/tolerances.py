@@ -77,9 +77,6 @@ TOL = {
     # step_climb: the engine's largest climbable height must lie between the paper's experiment and theory.
     "climb.max_height_lo": Tol(0.17, "Hu 2013 §6: 17 cm climbed in the experiment (0.3 m arm, 0.3 rad/s)"),
     "climb.max_height_hi": Tol(0.195, "Hu 2013 §4.3: theoretical limit min(l, l − r) = 0.195 m"),
-    # tracked robot: flat-ground pulling force of the roller track vs μ·N on the track.
-    "tracked.pull_rel": Tol(0.05, "Coulomb limit of the rollers in contact; the guide wheel's share of the weight is "
-                                  "measured, not assumed; 5 % covers the contact solver's friction pyramid"),
     # tracked robot: energy ledger with gravity and the engine's contact forces metered (lab.recorder).
     "tracked.energy_residual_rel": Tol(
         0.03, "the 54 gear couplings are solved by 50 PGS iterations with erp 0.2 and do unmetered work (erp 0 "
