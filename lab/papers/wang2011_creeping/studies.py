@@ -231,7 +231,7 @@ def _drag_section(results: dict, ctx) -> tuple[list, list[Row], str]:
     ax.set_ylabel("time for the 30 cm half, from motion onset [s]")
     bx.set_ylabel("mean joint amplitude in the half [rad]")
     for axis in (ax, bx):
-        axis.set_xscale("symlog", linthresh=0.5)
+        axis.set_xscale("log")
         axis.set_xlabel("payload mass [kg] (0.01 = light control)")
         axis.legend(fontsize=7)
     ax.set_title(f"Time per half against payload, mean ± sd of {len(seeds)} seeds (cf. Fig 13);\n"
@@ -256,7 +256,7 @@ def _drag_section(results: dict, ctx) -> tuple[list, list[Row], str]:
     ax.set_ylabel("motion onset drag.onset_s [s]")
     bx.set_ylabel("half 2 / half 1")
     for axis in (ax, bx):
-        axis.set_xscale("symlog", linthresh=0.5)
+        axis.set_xscale("log")
         axis.set_xlabel("payload mass [kg]")
         axis.legend(fontsize=7)
     ax.set_title("Start-up: time until the COM moves (1 cm/s over one period, held 2 s)", fontsize=9)
