@@ -55,21 +55,64 @@ def test_frozen_gain_needs_a_body_gain_and_a_range():
         scn.load("snake_passive_creeping", ["controller.coupling_gain_fixed=-1"])
 
 
-def test_frozen_gain_run_settles_and_stiffer_coupling_shortens_the_wave():
-    """Two short engine runs at fixed gains: each reaches a steady state (E the same over the last
-    two periods), and the stiffer coupling (eq. 15) has the smaller phase lag per joint."""
+TRIPLE = (1.0, 0.3, 0.03)  # Fig 7's start-up case
+
+
+@pytest.fixture(scope="module")
+def frozen_runs():
+    """Two short engine runs at fixed gains, named as the report names them."""
+    from lab.papers.wang2011_creeping.characteristic import char_name
+
     out = {}
     for G in (0.6, 2.0):
         sc = scn.load("snake_passive_creeping", {"controller.coupling_gain_fixed": G, "sim.duration": 16.0})
-        r = run_scenario(sc)
+        out[char_name(TRIPLE, G)] = run_scenario(sc)
+    return out
+
+
+def test_frozen_gain_run_settles_and_stiffer_coupling_shortens_the_wave(frozen_runs):
+    """Each run reaches a steady state (E the same over the last two periods), and the stiffer coupling
+    (eq. 15) has the smaller phase lag per joint."""
+    out = {}
+    for G, r in zip((0.6, 2.0), frozen_runs.values()):
         gain = coupling_gain_series(r.series, 1.0, 0.04, fixed=G)
         a = window_state(r.series, 9.7, 12.85, 2.0, gain)
         b = window_state(r.series, 12.85, 16.0, 2.0, gain)
         assert b["E_J"] == pytest.approx(a["E_J"], rel=0.05)  # levelled
         assert b["speed_mps"] > 0.1  # it moves: a serpentine wave, not a wiggle in place
+        assert b["gain"] == pytest.approx(G)
         out[G] = b
     assert out[2.0]["lag_rad"] < 0.8 * out[0.6]["lag_rad"]
     assert 0 < out[2.0]["lag_rad"] and out[0.6]["lag_rad"] < math.pi / 2
+
+
+def test_characteristic_and_its_table_from_frozen_runs(frozen_runs):
+    from lab.papers.wang2011_creeping import characteristic as ch
+
+    char = ch.characteristic(frozen_runs, [TRIPLE, (0.7, 0.5, 0.01)])
+    assert list(char) == [TRIPLE]  # a triple without runs is left out
+    d = char[TRIPLE]
+    E = {row["G"]: row["E_J"] for row in d["rows"]}
+    assert d["E_max"] == max(E.values()) and E[d["G_at_max"]] == d["E_max"]
+    for row in d["rows"]:
+        assert math.isfinite(row["onset_s"]) and not row["limit"]  # it moved, joints inside ±90°
+    table = ch.char_table(char)
+    assert table.count("\n") == 1 + len(d["rows"]) and "**max**" in table
+    # the frozen runs never reach E_ref = 1 J: a long-run record says so, with what E did instead
+    rec = ch.long_record(frozen_runs[ch.char_name(TRIPLE, 0.6)], d["E_max"])
+    assert not rec["reached"] and math.isnan(rec["t_reach"]) and rec["E_end"] < 0.5
+    assert rec["trend"] in ("level", "rising", "peaked")
+
+
+def test_reach_table_marks_reached_and_limits():
+    from lab.papers.wang2011_creeping import characteristic as ch
+
+    recs = [dict(E_ref=0.5, omega=2.0, reached=True, t_reach=30.0, limit=False, q_max=0.8, trend="level",
+                 E_end=0.5, E_peak=0.52, T=120.0),
+            dict(E_ref=1.0, omega=2.0, reached=False, t_reach=float("nan"), limit=True, q_max=1.6, trend="peaked",
+                 E_end=0.39, E_peak=0.46, T=120.0)]
+    t = ch.reach_table(recs)
+    assert "✓ 30 s" in t and "passed its peak" in t and "**limit**" in t
 
 
 def test_gain_series_from_recorded_energy_matches_the_integral():
