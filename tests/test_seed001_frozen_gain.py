@@ -102,6 +102,8 @@ def test_characteristic_and_its_table_from_frozen_runs(frozen_runs):
     rec = ch.long_record(frozen_runs[ch.char_name(TRIPLE, 0.6)], d["E_max"])
     assert not rec["reached"] and math.isnan(rec["t_reach"]) and rec["E_end"] < 0.5
     assert rec["trend"] in ("level", "rising", "peaked")
+    emax = ch.e_max_by_omega(frozen_runs, char, TRIPLE)  # no runs at the other ω here: ω = 2 only
+    assert emax == {2.0: (d["E_max"], d["G_at_max"], d["G_at_max"] == 2.0)}
 
 
 def test_reach_table_marks_reached_and_limits():
@@ -111,8 +113,8 @@ def test_reach_table_marks_reached_and_limits():
                  E_end=0.5, E_peak=0.52, T=120.0),
             dict(E_ref=1.0, omega=2.0, reached=False, t_reach=float("nan"), limit=True, q_max=1.6, trend="peaked",
                  E_end=0.39, E_peak=0.46, T=120.0)]
-    t = ch.reach_table(recs)
-    assert "✓ 30 s" in t and "passed its peak" in t and "**limit**" in t
+    t = ch.reach_table(recs, {2.0: (0.44, 1.5, False)})
+    assert "✓ 30 s" in t and "passed its peak" in t and "**limit**" in t and "0.44 J at K·∫ = 1.5" in t
 
 
 def test_gain_series_from_recorded_energy_matches_the_integral():

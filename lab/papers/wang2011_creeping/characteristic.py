@@ -31,6 +31,10 @@ LONG_DURATION_S = 120.0  # Fig 7 rows, issue #16: ≥ 120 s
 LEVEL_SPAN_S = 20.0
 ONSET = dict(v_on=0.01, window=math.pi, hold=2.0)  # motion onset: as the drag trial's clock (snake_drag.toml)
 REACH_SWEEP = "seed001_reachability.toml"
+# E_max(ω): the frozen-gain characteristic at the reachability map's other head frequencies (Fig 7's
+# start-up ground and E_ref; ω = 2 is the first triple's characteristic)
+OMEGA_GAINS = (0.3, 0.6, 1.0, 1.5, 2.0, 3.0, 5.0)
+OMEGA_EXTRA = (1.0, 3.0, 4.0)
 
 
 def char_name(triple, G: float) -> str:
@@ -51,6 +55,42 @@ def char_runs(triples, quick: bool) -> list[tuple]:
                                                       "controller.coupling_gain_fixed": G,
                                                       "sim.duration": CHAR_DURATION_S}))
     return runs
+
+
+def omega_name(omega: float, G: float) -> str:
+    return f"seed001_char_w{omega:g}_G{G:g}"
+
+
+def omega_runs(triple, quick: bool) -> list[tuple]:
+    """Frozen-gain runs at the other head frequencies, on ``triple``'s ground and E_ref (none in quick mode)."""
+    if quick:
+        return []
+    E, mn, mt = triple
+    return [(omega_name(w, G), SCENARIO, {"controller.E_ref": E, "friction.mu_n": mn, "friction.mu_t": mt,
+                                           "controller.xd_omega": w, "controller.coupling_gain_fixed": G,
+                                           "sim.duration": CHAR_DURATION_S})
+            for w in OMEGA_EXTRA for G in OMEGA_GAINS]
+
+
+def e_max_by_omega(results: dict, char: dict, triple) -> dict:
+    """{ω: (E_max, gain at the max, at the grid's edge?)} from the frozen-gain runs; ω = 2 from ``char``."""
+    out = {}
+    if triple in char:
+        d = char[triple]
+        out[2.0] = (d["E_max"], d["G_at_max"], d["edge"])
+    for w in OMEGA_EXTRA:
+        rows = [(G, steady(results[omega_name(w, G)], fixed=G)["E_J"]) for G in OMEGA_GAINS
+                if omega_name(w, G) in results and results[omega_name(w, G)].status == "ok"]
+        if rows:
+            k = int(np.nanargmax([e for _, e in rows]))
+            out[w] = (float(rows[k][1]), rows[k][0], k == len(rows) - 1)
+    return dict(sorted(out.items()))
+
+
+def diverged_runs(results: dict) -> list[str]:
+    """Frozen-gain runs the engine could not finish (runaway kinetic energy): left out of E_max."""
+    names = [n for n, r in results.items() if n.startswith("seed001_char_") and r.status != "ok"]
+    return sorted(names)
 
 
 def omega_of(result) -> float:
@@ -86,7 +126,7 @@ def characteristic(results: dict, triples) -> dict:
         rows = []
         for G in GAINS:
             r = results.get(char_name(tr, G))
-            if r is not None:
+            if r is not None and r.status == "ok":  # a diverged run is named by diverged_runs()
                 d = steady(r, fixed=G)
                 d["G"] = G
                 rows.append(d)
@@ -214,9 +254,17 @@ def plot_characteristic(ax, bx, char: dict, long_runs: dict) -> None:
     bx.set_title("Stiffer coupling, shorter lag: the wave flattens", fontsize=9)
 
 
-def plot_reach(ax, recs: list[dict]) -> None:
+def plot_reach(ax, recs: list[dict], emax: dict | None = None) -> None:
     """E_ref × ω: filled = reached (time in s beside it), open = not reached (E at the end), red edge =
-    a joint on its limit."""
+    a joint on its limit; black bars: E_max(ω) of the frozen-gain characteristic."""
+    top = 1.12 * max((r["E_ref"] for r in recs), default=1.0)
+    for w, (E, G, edge) in (emax or {}).items():
+        y = min(E, top)  # an E_max above the map: a bar at its top edge, the value written
+        ax.plot([w - 0.3, w + 0.3], [y, y], "k-" if E <= top else "k--", lw=2)
+        ax.annotate(f"E_max{'≥' if edge else '='}{E:.2f} J", (w - 0.3, y), xytext=(0, -10),
+                    textcoords="offset points", fontsize=7)
+    if emax:
+        ax.set_ylim(0.1, top + 0.05)
     for r in recs:
         lim = r["limit"]
         if r["reached"]:
@@ -252,11 +300,17 @@ def char_table(char: dict) -> str:
     return "\n".join(lines)
 
 
-def reach_table(recs: list[dict]) -> str:
+def reach_table(recs: list[dict], emax: dict | None = None) -> str:
     ws = sorted({r["omega"] for r in recs})
     Es = sorted({r["E_ref"] for r in recs})
     by = {(r["E_ref"], r["omega"]): r for r in recs}
     lines = ["| E_ref [J] | " + " | ".join(f"ω = {w:g}" for w in ws) + " |", "|---|" + "---|" * len(ws)]
+    if emax:
+        cells = []
+        for w in ws:
+            e = emax.get(w)
+            cells.append("–" if e is None else f"{'≥ ' if e[2] else ''}{e[0]:.2f} J at K·∫ = {e[1]:g}")
+        lines.append("| *E_max (frozen gain)* | " + " | ".join(cells) + " |")
     for E in Es:
         cells = []
         for w in ws:

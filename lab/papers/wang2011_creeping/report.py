@@ -95,7 +95,7 @@ def fig_startup(ctx, result):
     return fig
 
 
-def fig_energy(results: dict, char: dict, reach: list):
+def fig_energy(results: dict, char: dict, reach: list, emax: dict | None = None):
     """Fig 7 counterpart and why it falls short: (a) E(t) per (E_ref, μ_n, μ_t) with E_ref dashed;
     (b) steady E against a frozen coupling gain with the running integral's path; (c) phase lag and
     speed against the gain; (d) the E_ref × ω reachability map."""
@@ -110,7 +110,7 @@ def fig_energy(results: dict, char: dict, reach: list):
     top = max([t[0] for t in TRIPLES] + [float(np.max(r.series["E"])) for r in runs if len(r.series["E"])])
     ax.set_ylim(bottom=min(0.0, ax.get_ylim()[0]), top=1.15 * top)  # every dashed E_ref in view
     plot_characteristic(bx, cx, char, {t: results[run_name(t)] for t in TRIPLES})
-    plot_reach(dx, reach)
+    plot_reach(dx, reach, emax)
     if not char:
         for axis in (bx, cx):
             axis.text(0.5, 0.5, "no frozen-gain runs (quick mode)", ha="center", transform=axis.transAxes)
@@ -239,7 +239,7 @@ def balance_row(results: dict) -> Row:
                                                   "friction smoothing"))
 
 
-def why_text(char: dict, reach: list, runs: dict) -> str:
+def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad: list | None = None) -> str:
     """The section's explanation of Fig 7 with the measured numbers (issue #16)."""
     from .characteristic import char_table, reach_table
 
@@ -272,7 +272,11 @@ def why_text(char: dict, reach: list, runs: dict) -> str:
         T = max(r["T"] for r in reach)
         text += ("\n\n**Reachability** over E_ref × the head reference's frequency ω (Fig 7's μn = 0.3, μt = 0.03, "
                  f"{T:.0f}-s runs; ✓ time to come within 10 % of E_ref, ✗ what E did instead, its value at the end "
-                 "and its peak; \\|q\\| the largest joint angle against the ±1.57 rad limit):\n\n" + reach_table(reach))
+                 "and its peak; \\|q\\| the largest joint angle against the ±1.57 rad limit; first row: E_max(ω) of the "
+                 "frozen-gain characteristic at that ω, gains 0.3–5 N·m/rad):\n\n" + reach_table(reach, emax))
+    if bad:
+        text += ("\n\nFrozen-gain runs the engine could not finish (runaway kinetic energy, > 1000 J; left out "
+                 "of E_max): " + ", ".join(f"`{n}`" for n in bad) + ".")
     return text
 
 
@@ -283,12 +287,14 @@ def seed001(ctx) -> SectionResult:
     from . import studies as more
 
     base = [(run_name(tr), SCENARIO, _overrides(tr, ctx.quick)) for tr in TRIPLES]
-    extra = (ch.char_runs(TRIPLES, ctx.quick) + ch.reach_runs(ctx.quick) + more.turn_runs(ctx.quick)
+    extra = (ch.char_runs(TRIPLES, ctx.quick) + ch.omega_runs(TRIPLES[0], ctx.quick) + ch.reach_runs(ctx.quick)
+             + more.turn_runs(ctx.quick)
              + more.surface_runs(ctx.quick) + more.drag_runs(ctx.quick))
     everything = ctx.run_many(base + extra)  # one batch: the workers stay busy across all parts
     runs = {name: everything[name] for name, _, _ in base}
     char = ch.characteristic(everything, TRIPLES)
     reach = ch.reach_records(everything)
+    emax = ch.e_max_by_omega(everything, char, TRIPLES[0])
     long_start = runs[run_name(TRIPLES[0])]
     start = _Cut(long_start, STARTUP_S)
     T = min(STARTUP_S, long_start.scenario.sim.duration)
@@ -298,13 +304,14 @@ def seed001(ctx) -> SectionResult:
                         caption=f"Start-up of `{SCENARIO}` (E_ref = 1.0 J, μn = 0.3, μt = 0.03) over {T:g} s: "
                                 "module paths (viridis, tail → head), body at the start (black), end (red) and in "
                                 "between (grey)."),
-        ctx.save_figure(fig_energy(runs, char, reach), "energy",
+        ctx.save_figure(fig_energy(runs, char, reach, emax), "energy",
                         caption=f"(a) Kinetic energy of the whole snake (eq. 8) over {T_long:g} s for three "
                                 "(E_ref, μn, μt), dashed: E_ref; (b) steady E against a frozen coupling gain "
                                 "K·∫ (`controller.coupling_gain_fixed`, 30-s runs, last 12 s) with the running "
                                 "integral's path of (a) on top; (c) phase lag per joint and COM speed against the "
                                 "gain; (d) where E reaches E_ref over E_ref × the head frequency ω "
-                                "(`scenarios/sweeps/seed001_reachability.toml`)."),
+                                "(`scenarios/sweeps/seed001_reachability.toml`), black bars: E_max(ω) of the frozen-gain "
+                                "characteristic there."),
     ]
     body = [
         f"The 10-module wheeled snake of Table 1 (l = 0.08 m, m = 0.5 kg) starts straight and at rest under the "
@@ -314,7 +321,7 @@ def seed001(ctx) -> SectionResult:
         "",
         f"- Runs: {', '.join(f'`{run_name(t)}`' for t in TRIPLES)} under `runs/`.",
         "",
-        why_text(char, reach, runs),
+        why_text(char, reach, runs, emax, ch.diverged_runs(everything)),
     ]
     figs.append(more.recurrence_figure(start, ctx))
     turn_figs, turn_rows = more.turn_section(everything, ctx)
