@@ -264,7 +264,7 @@ def plot_reach(ax, recs: list[dict], emax: dict | None = None) -> None:
         ax.annotate(f"E_max{'≥' if edge else '='}{E:.2f} J", (w - 0.3, y), xytext=(0, -10),
                     textcoords="offset points", fontsize=7)
     if emax:
-        ax.set_ylim(0.1, top + 0.05)
+        ax.set_ylim(0.0, top + 0.05)
     for r in recs:
         lim = r["limit"]
         if r["reached"]:
