@@ -247,5 +247,20 @@ contact_rows = _IMPL["contact_rows"]
 contact_power2 = _IMPL["contact_power2"]
 COMPILED = _IMPL is not REFERENCE
 
-__all__ = ["BACKEND", "COMPILED", "REFERENCE", "energies", "coulomb", "power2", "joint_power2", "coupling_torques",
+_LOOPS: dict = {}
+
+
+def compiled(loops):
+    """``loops`` (a force law's or controller's plain-loop kernel, kept beside its numpy reference in
+    its own module) compiled like the kernels here — numba, ``cache=True``, no fastmath — or None when
+    this backend runs the references (``LAB_NUMBA=0``, numba missing). Compiled once per process."""
+    if not COMPILED:
+        return None
+    if loops not in _LOOPS:
+        import numba
+
+        _LOOPS[loops] = numba.njit(cache=True, fastmath=False, nogil=True)(loops)
+    return _LOOPS[loops]
+
+__all__ = ["BACKEND", "COMPILED", "REFERENCE", "compiled", "energies", "coulomb", "power2", "joint_power2", "coupling_torques",
            "serpenoid", "contact_rows", "contact_power2"]

@@ -178,3 +178,17 @@ def test_contact_power_matches_reference_and_the_rigid_body_velocity(seed):
         F = row[5:8] * row[8] + row[9:12]
         tot += F @ (v0[L] + np.cross(w0[L], c - p[L]) + v1[L] + np.cross(w1[L], c - p[L]))
     assert got == pytest.approx(tot, rel=1e-12)
+
+
+def test_compiled_loops_are_built_once_and_follow_the_backend():
+    """lab.kernels.compiled: one compiled twin per loop function, or None when the references run."""
+    from lab import kernels
+
+    def twice(x):
+        return 2.0 * x
+
+    f = kernels.compiled(twice)
+    if kernels.COMPILED:
+        assert f is kernels.compiled(twice) and f(1.5) == 3.0 and f is not twice
+    else:
+        assert f is None

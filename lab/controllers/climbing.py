@@ -31,7 +31,6 @@ snapshot) for the step-climb trial's ``climb.*`` metrics (lab.trials.step_climb)
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Literal
@@ -165,16 +164,11 @@ def contact_summary_loops(cs, belt_mask, l_guide, fx, fy):
     return out
 
 
-@functools.lru_cache(maxsize=1)
 def _summary_kernel():
     """The compiled :func:`contact_summary_loops`, or the numpy reference (lab.kernels' backend choice)."""
     from .. import kernels
 
-    if not kernels.COMPILED:
-        return contact_summary_np
-    import numba
-
-    return numba.njit(cache=True, fastmath=False, nogil=True)(contact_summary_loops)
+    return kernels.compiled(contact_summary_loops) or contact_summary_np
 
 
 @dataclass(frozen=True)

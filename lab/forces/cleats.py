@@ -239,16 +239,11 @@ def cleat_wrench_loops(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, to
     return F, T
 
 
-@functools.lru_cache(maxsize=1)
 def _cleat_kernel():
     """The compiled :func:`cleat_wrench_loops` (None: run the reference, lab.kernels' backend choice)."""
     from .. import kernels
 
-    if not kernels.COMPILED:
-        return None
-    import numba
-
-    return numba.njit(cache=True, fastmath=False, nogil=True)(cleat_wrench_loops)
+    return kernels.compiled(cleat_wrench_loops)
 
 
 @dataclass(frozen=True)

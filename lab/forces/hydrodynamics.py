@@ -258,21 +258,11 @@ def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode
     return F, T
 
 
-_KERNEL: list = []
-
-
 def _hydro_kernel():
     """The compiled :func:`hydro_loops`, or None to run the numpy reference (lab.kernels' backend choice)."""
-    if not _KERNEL:
-        from .. import kernels
+    from .. import kernels
 
-        if kernels.COMPILED:
-            import numba
-
-            _KERNEL.append(numba.njit(cache=True, fastmath=False, nogil=True)(hydro_loops))
-        else:
-            _KERNEL.append(None)
-    return _KERNEL[0]
+    return kernels.compiled(hydro_loops)
 
 
 __all__ = ["HydroCoefficients", "Hydrodynamics", "hydro_loops"]

@@ -293,21 +293,11 @@ def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct
     return Wc.T @ M_Phi @ Wc, Wc.T @ R
 
 
-_KERNEL: list = []
-
-
 def _terms_kernel():
     """The compiled :func:`terms_core`, or None to run the numpy reference (lab.kernels' backend choice)."""
-    if not _KERNEL:
-        from .. import kernels
+    from .. import kernels
 
-        if kernels.COMPILED:
-            import numba
-
-            _KERNEL.append(numba.njit(cache=True, fastmath=False, nogil=True)(terms_core))
-        else:
-            _KERNEL.append(None)
-    return _KERNEL[0]
+    return kernels.compiled(terms_core)
 
 
 def exact_state_to_noninertial(y: np.ndarray, n: int) -> np.ndarray:
