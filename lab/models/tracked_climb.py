@@ -698,43 +698,13 @@ class ClimbPath:
 
 def _solve_closure(chain: Chain, q: np.ndarray, k_free: int, r_d: float, x0: float,
                    lo: float, hi: float) -> float | None:
-    """Solve f(q) = 0 for the free coordinate q[k_free] near x0 (Newton, then bisection on [lo, hi])."""
-    x = x0
-    qq = q.copy()
-    for _ in range(30):
-        qq[k_free] = x
-        f = chain.closure(qq, r_d)
-        if abs(f) < 1e-13:
-            return x
-        df = chain.closure_gradient(qq)[k_free]
-        if abs(df) < 1e-9:
-            break
-        step = f / df
-        x -= step
-        if not lo <= x <= hi:
-            break
-        if abs(step) < 1e-14:
-            return x
-    # bracketed fallback
-    from scipy.optimize import brentq
-
-    def fx(v):
-        qq[k_free] = v
-        return chain.closure(qq, r_d)
-
-    grid = np.linspace(lo, hi, 41)
-    vals = [fx(v) for v in grid]
-    best = None
-    for a, b, fa, fb in zip(grid[:-1], grid[1:], vals[:-1], vals[1:]):
-        if fa == 0:
-            cand = a
-        elif fa * fb < 0:
-            cand = brentq(fx, a, b, xtol=1e-14)
-        else:
-            continue
-        if best is None or abs(cand - x0) < abs(best - x0):
-            best = cand
-    return best
+    """Solve f(q) = 0 for the free coordinate q[k_free] near x0: :func:`_solve_closure_along` with the
+    unit direction of that coordinate (the same arithmetic: q0 + x e_k puts exactly x there)."""
+    q0 = np.array(q, dtype=float)
+    q0[k_free] = 0.0
+    d = np.zeros_like(q0)
+    d[k_free] = 1.0
+    return _solve_closure_along(chain, q0, d, r_d, x0, lo, hi)
 
 
 def _solve_closure_along(chain: Chain, q0: np.ndarray, d: np.ndarray, r_d: float, x0: float, lo: float,
