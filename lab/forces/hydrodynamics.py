@@ -175,13 +175,18 @@ class Hydrodynamics(HydroCoefficients):
     def __call__(self, state: RobotState, t: float) -> Wrench:
         kernel = _hydro_kernel()
         if kernel is not None:  # one compiled call (the numpy code below is its reference)
-            mode = _MODES[self.added_mass] if self.u_n or self.added_mass == "lagged" else 0
+            coeffs = self.__dict__.get("_coeffs")
+            if coeffs is None:  # the law's constants as the kernel takes them, built once (the law is frozen)
+                mode = _MODES[self.added_mass] if self.u_n or self.added_mass == "lagged" else 0
+                coeffs = self.__dict__["_coeffs"] = (
+                    float(self.c_t), float(self.c_n), float(self.ct2), float(self.cn2), float(self.u_n), mode,
+                    float(self.current[0]), float(self.current[1]), bool(self.buoyancy), float(self.lambda1),
+                    float(self.lambda2), float(self.lambda3))
+            mode = coeffs[5]
             a_W = state.a_W if mode else _ZERO3
             dw_W = state.dw_W if mode == 2 else _ZERO3
             F, T = kernel(state.R_WB, state.v_W, state.w_W, a_W, dw_W, state.model.mass * state.model.gravity,
-                          float(self.c_t), float(self.c_n), float(self.ct2), float(self.cn2), float(self.u_n),
-                          mode, float(self.current[0]), float(self.current[1]), bool(self.buoyancy),
-                          float(self.lambda1), float(self.lambda2), float(self.lambda3))
+                          *coeffs)
             return Wrench(F, T)
         return self.reference(state)
 
