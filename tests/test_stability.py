@@ -6,8 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.analysis.stability import (critical_alpha, force_angle, is_stable, margin_from_contacts, polygon_margin,
-                                    support_margin)
+from lab.analysis.stability import force_angle, is_stable, margin_from_contacts, polygon_margin, support_margin
 
 # a right triangle seen from above: A = (1, 0), B = (−1, 0) on the "edge", C = (0, −2) the wheel
 A, B, C = np.array([1.0, 0, 0]), np.array([-1.0, 0, 0]), np.array([0.0, -2, 0])
@@ -91,7 +90,8 @@ def test_margin_from_contact_points():
 
 
 def test_region_shrinks_with_height_and_is_largest_facing_the_slope():
-    from lab.models.tracked_climb import ClimbParams, climb_path
+    from lab.papers.hu2013_tracked.model import ClimbParams, climb_path
+    from lab.papers.hu2013_tracked.stability import critical_alpha
 
     p = ClimbParams()
     lo, hi = (climb_path(p, h) for h in (0.05, 0.15))

@@ -1,4 +1,5 @@
-"""The cleat law (lab.forces.cleats) on hand-made snapshots, and the engine gates T4–T5 of issue #14."""
+"""The cleat law (lab.forces.cleats) on hand-made snapshots, and the engine gates T4–T5 (the cleated belt
+locked on ridges, and driven up ridges steeper than atan μ)."""
 
 import math
 

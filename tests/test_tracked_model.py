@@ -1,4 +1,4 @@
-"""Screw-theory climb model of Hu 2013 (seed 004) against independent formulations: plain trigonometry
+"""Screw-theory climb model of Hu 2013 against independent formulations: plain trigonometry
 of the closed chain, finite differences of the POE, a hand-derived quasi-static force/moment balance,
 and the work–energy identity along the path."""
 
@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from lab.models.tracked_climb import (ClimbParams, Perimeter, adjoint, climb, climb_chain, climb_path, exp_twist,
-                                      flip_chain, gravity_S, height_limit, lie_bracket, polygon_moments,
-                                      rounded_triangle_polygon, trig_climb_pose, trig_closure)
+from lab.analysis.se3 import adjoint, exp_twist, lie_bracket
+from lab.papers.hu2013_tracked.model import (ClimbParams, Perimeter, climb, climb_chain, climb_path, flip_chain,
+                                             gravity_S, height_limit, polygon_moments, rounded_triangle_polygon,
+                                             trig_climb_pose, trig_closure)
 
 P = ClimbParams()
 H = 0.15
@@ -281,7 +282,7 @@ def test_low_step_climb_goes_on_top_until_the_com_passes_the_edge():
     top = np.nonzero(r.phase == 2)[0]
     assert top.size > 10 and r.success and r.reason == "com_over_edge"
     g = gravity_S(0.0, 0.0)
-    from lab.models.tracked_climb import forward_distance
+    from lab.papers.hu2013_tracked.model import forward_distance
 
     d = forward_distance(path.com, h, g)
     assert d[top[0]] < -0.02  # landed on the top with the COM > 2 cm behind the edge
@@ -329,7 +330,7 @@ def test_differential_stall_needs_more_belt_force_than_friction_at_a_flat_riser_
     """The single-motor flip against a flat riser: its virtual-work arm torque (the belt held, running
     back round F) against a moment balance about F's centre (the belt's drive torque reacts there), and
     the Coulomb bound μ(1 + μ)/(1 + μ²)(W − λ) below the belt force the stall needs, at any μ."""
-    from lab.models.tracked_climb import differential_stall
+    from lab.papers.hu2013_tracked.model import differential_stall
 
     st = differential_stall(P, mu=0.8)
     path = climb_path(P, 0.10)

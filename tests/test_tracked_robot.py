@@ -8,7 +8,7 @@ import pytest
 from lab.arenas import ARENAS
 from lab.arenas.step import Step, gravity_E
 from lab.forces.base import Wrench
-from lab.models.tracked_climb import ClimbParams, gravity_S
+from lab.papers.hu2013_tracked.model import ClimbParams, gravity_S
 from lab.robots.tracked import TrackedSpec
 from lab.robots.urdf import MassProps
 from lab.tolerances import tol
@@ -156,7 +156,7 @@ def test_controller_stalls_at_the_step_and_flips():
     i = int(np.argmax(L["phase"] == 2))
     assert math.degrees(L["pitch"][i]) == pytest.approx(30.0, abs=2.0)
     # flip torque (the arm lifting the rear) against the screw model's, within the contact jitter
-    from lab.models.tracked_climb import climb
+    from lab.papers.hu2013_tracked.model import climb
 
     mod = climb(sc.robot.climb_params(), 0.10, 0.5)
     f = L["phase"] == 1
@@ -309,7 +309,7 @@ def test_independent_mode_climbs_the_papers_017_m_with_the_default_cleats():
     """The paper's experiment: 0.17 m with the 0.3 m arm; the default belt (μ = 0.8, default cleats) climbs
     it, and its climb-phase peak motor torque is within [0.95, 1.25] of the screw model's (measured 1.17)."""
     from lab import scenario as scn
-    from lab.models.tracked_climb import climb
+    from lab.papers.hu2013_tracked.model import climb
     from lab.runner import run_scenario
 
     sc = scn.load("tracked_step_climb", ["arena.step_height=0.17", "trial.stop_when_decided=true", "sim.duration=16"])
@@ -325,7 +325,7 @@ def test_differential_mode_belt_slips_at_the_coulomb_bound_and_the_arm_stalls():
     the arm torque it gets (i0 i1 τ_m), less than the stalled flip needs; the arm never turns and the
     trial gives up 2 s after the stall."""
     from lab import scenario as scn
-    from lab.models.tracked_climb import differential_stall, riser_belt_capacity
+    from lab.papers.hu2013_tracked.model import differential_stall, riser_belt_capacity
     from lab.runner import run_scenario
 
     sc = scn.load("tracked_step_climb", ["controller.mode=differential", "arena.step_height=0.10",

@@ -22,7 +22,7 @@ Two drive modes:
         refers it.
     ``differential`` — the single motor of §1.1: a PI speed servo on the motor speed
         ω_m = i0 i1 (θ̇ + i2 ψ̇) sets τ_m (|τ_m| ≤ τ_max); the planetary puts i0 i1 τ_m on the arm and
-        i0 i1 i2 τ_m on the pulley (see lab.models.tracked_climb). Which output moves is up to the
+        i0 i1 i2 τ_m on the pulley (see lab.papers.hu2013_tracked.model.drive). Which output moves is up to the
         loads; the phases are only observed.
 
 The controller keeps a per-step log (phase, COM, torques, the support points from the contact
@@ -37,7 +37,7 @@ from typing import Literal
 
 import numpy as np
 
-from ..models.tracked_climb import DriveLimits
+from ..papers.hu2013_tracked.model.params import DriveLimits
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, choice, info, num
 from .base import Controller

@@ -24,9 +24,11 @@ PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unif
 
 
 def load_all() -> None:
-    """Import every paper's package: registers its report section(s) and checks."""
+    """Import every paper's checks and report modules: importing them registers them. (A paper's package
+    itself may register nothing, so that the library can import its analytic model alone.)"""
     for name in PAPERS:
-        importlib.import_module(f"{__name__}.{name}")
+        for part in ("checks", "report"):
+            importlib.import_module(f"{__name__}.{name}.{part}")
 
 
 __all__ = ["PAPERS", "load_all"]

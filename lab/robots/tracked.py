@@ -1,4 +1,4 @@
-"""Tracked wheel-manipulator robot of Hu 2013 (seed 004): a triangular track body, an arm with a
+"""Tracked wheel-manipulator robot of Hu 2013: a triangular track body, an arm with a
 passive steel guide wheel, one motor driving both through a planetary differential.
 
 Frames (URDF): the base link is the body, origin at its centre (= its COM), x forward, y left, z up,
@@ -299,8 +299,8 @@ class TrackedSpec(Validated):
         return m, I
 
     def climb_params(self):
-        """The screw model's parameters for this robot (lab.models.tracked_climb.ClimbParams)."""
-        from ..models.tracked_climb import ClimbParams
+        """The screw model's parameters for this robot (lab.papers.hu2013_tracked.model.ClimbParams)."""
+        from ..papers.hu2013_tracked.model.params import ClimbParams
 
         return ClimbParams(m_body=self.body_mass, m_arm=self.arm_mass, track_side=self.track_side,
                            pulley_radius=self.pulley_radius, guide_radius=self.guide_radius,

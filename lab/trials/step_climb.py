@@ -1,4 +1,4 @@
-"""Step-climbing trials of the tracked robot (Hu 2013, seed 004): ``[trial] type = "step_climb"``.
+"""Step-climbing trials of the tracked robot (Hu 2013): ``[trial] type = "step_climb"``.
 
 The trial stops a run once its outcome is decided (``stop_when_decided``: on a single step as soon as
 the COM is over the edge line and the body's centre over the top while driving — the success of
@@ -9,7 +9,7 @@ neither advancing nor over the edge — in the differential mode, once for 2 s n
 turned 0.05 rad nor the COM advanced 1 cm), and computes the ``climb.*`` metrics of the run from the climb
 controller's log.
 
-Definitions (engine side; the screw model's counterparts in lab.models.tracked_climb):
+Definitions (engine side; the screw model's counterparts in lab.papers.hu2013_tracked.model):
     start        the first robot–step contact (the belt touching the step)
     over         the robot's COM passes over the edge line, perpendicular to gravity (it then tips
                  onto the step) — the model's end of the climb
@@ -31,7 +31,7 @@ Definitions (engine side; the screw model's counterparts in lab.models.tracked_c
     stall_belt_force_N, stall_arm_torque_Nm  medians over the flip phase (from the stall at the riser
                  until the front face stands against it, or the end of a failed run) of the belt force
                  (drive torque / r) and the arm torque: what the single-motor flip can get while its belt
-                 slips (lab.models.tracked_climb.differential_stall: what it needs)
+                 slips (lab.papers.hu2013_tracked.model.differential_stall: what it needs)
     edge_slip_m  how far the belt slid over the step's edge during the climb window (from the front face
                  against the riser until ``over``): the sum of the changes of the edge contact's belt
                  material coordinate u − r ψ (u: arc length along the belt at the contact, ψ the drive

@@ -1,10 +1,11 @@
-"""Hu et al. 2013 (seed 004), the tracked wheel-manipulator robot climbing a step (screw theory).
+"""Hu et al. 2013, the tracked wheel-manipulator robot climbing a step (screw theory): see README.md.
 
-- :mod:`.report`  the ``seed004`` report section (torque vs time, arm speed, stability region, heights)
-- :mod:`.checks`  the ``step_climb`` check (engine vs screw model)
+- :mod:`.model`      the screw model (Table 1, the chains, the climb path, torques, the drive)
+- :mod:`.stability`  the support triangle over the model's climb and the Fig 12 stability region
+- :mod:`.report`     the report section (torque vs time, arm speed, stability region, heights)
+- :mod:`.checks`     the ``step_climb`` check (engine vs screw model)
 
-Reusable parts it uses: the tracked robot, the step and stairs arenas, the climb controller, the
-step-climb trial (lab.trials.step_climb), lab.models.tracked_climb, lab.analysis.stability.
+Importing this package registers nothing and loads no library module, so the library (the robot's
+``climb_params``, the climb controller's drive limits) can import :mod:`.model` without a cycle;
+:func:`lab.papers.load_all` imports :mod:`.checks` and :mod:`.report`, which register themselves.
 """
-
-from . import checks, report  # noqa: F401  (registration)

@@ -1,10 +1,10 @@
-"""step_climb: engine vs screw model (Hu 2013, seed 004) for the tracked robot climbing a step.
+"""step_climb: engine vs screw model (Hu 2013) for the tracked robot climbing a step.
 
 Independent mode (arm at θ̇, track at v_d = θ̇ r/i2, eq. 12: the paper's climb kinematics), l_a = 0.3 m,
 the default belt (μ = 0.8, default cleats, lab.forces.cleats). Compared on the same window — the climb
 phase, from the front face against the riser until the COM passes the edge — against the arm angle.
 (On a low step, h ≲ 0.075 m, the model's edge contact rolls onto the step top before its COM is over
-the edge; its window then goes on with the front pulley rolling on the top, lab.models.tracked_climb,
+the edge; its window then goes on with the front pulley rolling on the top, lab.papers.hu2013_tracked.model,
 so that both sides end at the same event.)
 
 1. climb-phase peak motor torque, engine/model in [0.95, 1.25] at h = 0.05, 0.10, 0.15 m and
@@ -17,7 +17,7 @@ so that both sides end at the same event.)
    note says which assumption of the paper's 0.195 m limit the engine escapes when it climbs higher;
 4. results, not pass/fail: the smooth belt's (``robot.cleats = false``) largest height;
 5. the single-motor differential mode's largest height, ≥ 0.10 m required (its note: what the stalled
-   flip needs, lab.models.tracked_climb.differential_stall, against what the engine's belt holds);
+   flip needs, lab.papers.hu2013_tracked.model.differential_stall, against what the engine's belt holds);
 6. the model side: its climb-phase peak equals the closed form (at arm angle 0 the step height drops
    out of eq. 12, every climb starts from the same pose)
    τ_peak = g (m_w + (1 − ρ) m_a)(l_z + r/i2) L₀/(L₀ + l_z)/(i0 i1),  L₀ = √(l_a² − (z_p − r_d)²),
@@ -32,9 +32,9 @@ import numpy as np
 
 from ... import scenario as scn
 from ...checks import Figure, check
-from ...models.tracked_climb import ClimbParams, climb, differential_stall, height_limit, riser_belt_capacity
 from ...runner import run_scenario
 from ...tolerances import tol
+from .model import ClimbParams, climb, differential_stall, height_limit, max_height, riser_belt_capacity
 
 HEIGHTS = (0.05, 0.10, 0.15)
 ARM_SPEEDS = (0.5, 0.3)
@@ -136,8 +136,6 @@ def step_climb(overrides) -> dict[str, Figure]:
     # the largest height, default cleats
     h_max, notes = ladder(LADDER, ov)
     h_geo = height_limit(ClimbParams())
-    from ...models.tracked_climb import max_height
-
     note = (f"ladder {', '.join(notes)} (μ = 0.8, default cleats); paper: 0.17 m climbed, limit min(l, l − r) = "
             f"{h_geo:.3f} m")
     if h_max > h_geo:

@@ -1,4 +1,5 @@
-"""Report section ``seed004``: Hu et al. 2013, the tracked wheel-manipulator robot climbing a step.
+"""The report section of Hu et al. 2013 (section id ``seed004``), the tracked wheel-manipulator robot
+climbing a step.
 
 Counterparts of Figs 8–10 (motor torque against time for several step heights, arm speeds and arm
 lengths; engine and screw model on the same axes), Fig 12 (the stability region over slope α, yaw β
@@ -66,7 +67,7 @@ def _joint_names(sc) -> list[str]:
 
 
 def model_curve(sc):
-    from ...models.tracked_climb import climb
+    from .model import climb
 
     p = sc.robot.climb_params()
     h = sc.arena.step_height
@@ -109,7 +110,7 @@ def fig_torque(runs: dict, keys: list[tuple[str, str]], title: str, p_max: float
 def fig_peak_vs_height(runs: dict, la: float, w: float, heights):
     import matplotlib.pyplot as plt
 
-    from ...models.tracked_climb import ClimbParams, climb
+    from .model import ClimbParams, climb
 
     p = ClimbParams(arm_length=la)
     fig, ax = plt.subplots(figsize=(8, 4.2))
@@ -217,10 +218,10 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
 
 @section("seed004", title="Tracked wheel-manipulator robot: step climbing and stability",
          paper="Hu, Ma, Li, Wang, Wang 2013, screw-theory obstacle negotiation of a reconfigurable "
-               "wheel-manipulator robot, High Technology Letters (seed 004)")
-def seed004(ctx) -> SectionResult:
-    from ...analysis.stability import critical_slope, stability_region
-    from ...models.tracked_climb import ClimbParams, climb, height_limit, max_height
+               "wheel-manipulator robot, High Technology Letters")
+def hu2013_section(ctx) -> SectionResult:
+    from .model import ClimbParams, climb, height_limit, max_height
+    from .stability import critical_slope, stability_region
 
     def climb_peak(params, h):
         return climb(params, h, 0.5).peak_climb_torque
@@ -314,7 +315,7 @@ def seed004(ctx) -> SectionResult:
     body = [
         "The one-module tracked robot of Table 1 (triangular track, l = 220 mm, r = 25 mm, body 5 kg; arm 1.2 kg with "
         "a 30 mm steel guide wheel) climbs a step of height h: advance, flip, climb (Fig 5). The screw model "
-        "(`lab.models.tracked_climb`, eqs. 1–12) and the engine are run with the paper's climb kinematics: arm at θ̇, "
+        "(`lab/papers/hu2013_tracked/model/`, eqs. 1–12) and the engine are run with the paper's climb kinematics: arm at θ̇, "
         "track at v_d = θ̇ r / i2 (eq. 12). The engine's belt: three geared corner pulleys and three face conveyor "
         "slabs (Bullet's own Coulomb contact on a surface moving at the belt speed), μ = 0.8, with cleats (6 mm high, "
         "30 mm pitch, 300 N each) that grip a convex edge once the belt leans on it by more than atan(2h_c/p) = 21.8° "
@@ -328,9 +329,8 @@ def seed004(ctx) -> SectionResult:
         "climbs beyond the paper's experimental 0.17 m.",
     ]
     if not quick:
-        from ...models.tracked_climb import differential_stall
-
         from .checks import model_window
+        from .model import differential_stall
 
         slips = ", ".join(f"{runs[run_name(h, 0.5, 0.30)].metrics.get('climb.edge_slip_m', float('nan')) * 100:.1f}"
                           for h in H_FIG8)
