@@ -1,4 +1,4 @@
-"""Cost of the tracked robot (Hu 2013, seed 004): the belt per step, old (54 geared rollers) vs new
+"""Cost of the tracked robot (Hu 2013): the belt per step, old (54 geared rollers) vs new
 (3 geared pulleys + 3 conveyor slabs), one climb trial, the full step sweep.
 
 1. Engine step (stepSimulation, with the new belt's slab reset: the World's per-step hook) and full

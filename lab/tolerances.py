@@ -56,14 +56,14 @@ TOL = {
     "hydro.decay_rel": Tol(
         0.01, "semi-implicit Euler's first-order error h·c/m ≈ 0.2 % (normal) at 1 ms, plus the lagged "
               "tangential correction's O(h) lag; 1 % of the initial speed"),
-    # step_climb (issue #14): the engine loses energy at the riser and at the ground pulley, so its climb-phase
+    # step_climb (Hu 2013): the engine loses energy at the riser and at the ground pulley, so its climb-phase
     # peak may only be higher than the lossless quasi-static model's.
-    "climb.peak_ratio_lo": Tol(0.95, "issue #14: engine/model peak ≥ 0.95 (the engine may only be higher; 5 % for the "
+    "climb.peak_ratio_lo": Tol(0.95, "engine/model peak ≥ 0.95 (the engine may only be higher; 5 % for the "
                                      "0.1 s average of the servoed joint torques)"),
-    "climb.peak_ratio_hi": Tol(1.25, "issue #14: engine/model peak ≤ 1.25 (losses at the riser and the ground pulley)"),
-    "climb.work_rel": Tol(0.30, "issue #14: the motor's work ∫τ_m dθ over the climb window, engine vs model"),
-    "climb.time_rel": Tol(0.15, "issue #14: flip start → COM over the edge, engine vs model"),
-    "climb.differential_height_lo": Tol(0.10, "issue #14: the single-motor differential mode must climb 0.10 m"),
+    "climb.peak_ratio_hi": Tol(1.25, "engine/model peak ≤ 1.25 (losses at the riser and the ground pulley)"),
+    "climb.work_rel": Tol(0.30, "the motor's work ∫τ_m dθ over the climb window, engine vs model"),
+    "climb.time_rel": Tol(0.15, "flip start → COM over the edge, engine vs model"),
+    "climb.differential_height_lo": Tol(0.10, "the single-motor differential mode must climb 0.10 m"),
     "climb.closed_form_rel": Tol(0.002, "the model's climb-phase peak vs its closed form: the path is sampled "
                                         "(measured ≤ 0.12 %)"),
     # step_climb: the engine's largest climbable height must reach the paper's experiment.
