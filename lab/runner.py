@@ -181,12 +181,17 @@ class Simulation:
                    "steps": int(recorder.steps)}
         if status == "diverged":
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
-        metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy)))
+        metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy), head=self.head_index()))
         metrics.update(gait_metrics(series, sc))
         if self.trial is not None:
             metrics.update(self.trial.metrics(self, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
+
+    def head_index(self) -> int | None:
+        """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""
+        name = getattr(self.scenario.robot, "head_link", None)
+        return None if name is None else self.world.model.link_index(name)
 
     def close(self) -> None:
         if self.gui is not None:
