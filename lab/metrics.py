@@ -6,6 +6,11 @@ whose links differ in mass (the tracked robot's 4 kg body among light pulleys an
 snake's wheels) gets its real COM. ``head.*`` exists only for a robot whose spec declares a head link
 (the runner passes its index). A metric that is undefined for a run (a window of zero length, no
 net energy change) is left out rather than given a made-up value.
+
+Analyses that belong to one paper (the passive-creeping gait analyses of Wang 2011: η2
+interpretations, turning circle, rhythm onset) are not run here: a scenario asks for them by name
+(``analyses = [...]``, :mod:`lab.analyses`). This module imports nothing else of the lab, so the
+analyses may use :func:`second_half` without an import cycle.
 """
 
 from __future__ import annotations
@@ -69,23 +74,6 @@ def run_metrics(series: dict, balance: dict, head: int | None = None) -> dict:
         q2 = series["q"][h]
         m["joints.amplitude_mean_rad"] = float((0.5 * (q2.max(axis=0) - q2.min(axis=0))).mean())
         m["joints.torque_rms_Nm"] = float(np.sqrt((series["tau"][h] ** 2).mean()))
-    return m
-
-
-def gait_metrics(series: dict, scenario) -> dict:
-    """Seed-001 analyses of a snake gait: rhythm onset (eq. 16), turning circle (Fig 8), and the
-    η2 interpretations (Table 2). Skipped for robots without a joint chain."""
-    if series["q"].shape[1] < 2 or len(series["t"]) < 3:
-        return {}
-    from .analysis.energy import eta2_interpretations
-    from .analysis.recurrence import rhythm_metrics
-    from .analysis.turning import turning_metrics
-
-    m = {}
-    m.update(rhythm_metrics(series))
-    m.update(eta2_interpretations(series))
-    omega = getattr(scenario.controller, "xd_omega", None) or getattr(scenario.controller, "omega", None)
-    m.update(turning_metrics(series, period=2 * np.pi / omega if omega else None))
     return m
 
 

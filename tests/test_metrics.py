@@ -1,6 +1,8 @@
 """Generic run metrics are right for every robot: the mass-weighted centre of mass, ``head.*`` only for a
-robot that declares a head."""
+robot that declares a head, the creeping paper's gait analyses only when a scenario asks for them."""
 
+import ast
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -8,14 +10,19 @@ import numpy as np
 import pytest
 
 from lab import scenario as scn
+from lab.cli import main
+from lab.errors import LabError
 from lab.metrics import run_metrics
 from lab.recorder import Recorder
 from lab.robots import EelSpec, SnakeSpec, TrackedSpec, WheeledSnakeSpec
-from lab.runner import Simulation
+from lab.runner import Simulation, run_scenario
 from lab.state import ModelInfo, RobotState
 
 ROOT = Path(__file__).resolve().parents[1]
 BALANCE = {"residual_rel": 0.0, "residual_J": 0.0, "work_in_J": 0.0, "dissipated_J": 0.0}
+GAIT_KEYS = ("time.rhythmic_s", "rhythm.period_s", "rhythm.recurrence_rate", "rhythm.lag_recurrence_end",
+             "turn.radius_m", "turn.direction", "turn.swept_rad", "turn.fit_rms_m", "energy.eta2_com",
+             "energy.omega_per_v_rad_m")
 
 
 def urdf_link_masses(urdf: str) -> dict[str, float]:
@@ -114,3 +121,68 @@ def test_specs_declare_their_head():
     assert TrackedSpec().head_link is None
     for spec in (SnakeSpec(), EelSpec(), WheeledSnakeSpec()):
         assert spec.head_link in urdf_link_masses(spec.to_urdf())
+
+
+def test_creeping_gait_analyses_run_only_when_the_scenario_asks():
+    """The flagship asks for them; the same run without them has the same generic metrics (the analyses
+    only read the recorded series) and none of the creeping paper's."""
+    asked = run_scenario(scn.load("snake_passive_creeping", ["sim.duration=0.5"]))
+    plain = run_scenario(scn.load("snake_passive_creeping", ["sim.duration=0.5", "analyses=[]"]))
+    for k in GAIT_KEYS:
+        assert k in asked.metrics, k
+        assert k not in plain.metrics, k
+    generic = {k: v for k, v in plain.metrics.items() if k not in ("wall_time_s", "realtime_factor")}
+    assert generic == {k: asked.metrics[k] for k in generic}
+    for name in ("snake_passive_creeping", "snake_serpenoid", "snake_drag"):  # the creeping paper's scenarios
+        assert scn.load(name).analyses == ("creeping_gait",), name
+    for name in ("snake_unified_locomotion", "snake_head_tracking", "eel_forward_turn", "tracked_step_climb"):
+        assert scn.load(name).analyses == (), name
+
+
+def _gait_series(xy_head, n_links=3):
+    """A 3-module snake whose links all follow ``xy_head`` (samples, 2), with a steady joint wave."""
+    n = len(xy_head)
+    t = np.linspace(0.0, 20.0, n)
+    xy = np.repeat(np.asarray(xy_head, float)[:, None, :], n_links, axis=1)
+    d = np.gradient(xy[:, 0, :], t, axis=0)
+    yaw = np.repeat(np.arctan2(d[:, 1], d[:, 0])[:, None], n_links, axis=1)
+    q = 0.3 * np.sin(2.0 * t[:, None] + np.array([0.0, 1.0]))
+    E = 0.5 * np.ones(n)
+    return {"t": t, "xy": xy, "yaw": yaw, "q": q, "qd": np.gradient(q, t, axis=0), "tau": q.copy(), "E": E,
+            "E_T": 0.9 * E, "E_R": 0.1 * E}
+
+
+def test_straight_path_has_no_fitted_radius_and_a_turn_has_one():
+    from lab.papers.wang2011_creeping.gait import gait_metrics
+
+    sc = scn.load("snake_passive_creeping")
+    x = np.linspace(0.0, 2.0, 400)
+    straight = gait_metrics(_gait_series(np.column_stack([x, 0.0 * x])), sc)
+    assert straight["turn.direction"] == 0
+    assert "turn.radius_fit_m" not in straight  # was ~1e7 m: a circle fitted to a straight line
+    assert math.isinf(straight["turn.radius_m"])  # written as null
+    a = np.linspace(0.0, 2.0, 400)
+    turn = gait_metrics(_gait_series(np.column_stack([0.8 * np.cos(a), 0.8 * np.sin(a)])), sc)
+    assert turn["turn.direction"] == 1
+    assert turn["turn.radius_fit_m"] == pytest.approx(0.8, rel=1e-6)
+
+
+def test_unknown_analysis_is_refused_in_one_line(capsys, tmp_path):
+    with pytest.raises(LabError, match="analyses: unknown analysis 'nope'; allowed: creeping_gait"):
+        scn.load("snake_serpenoid", ['analyses=["nope"]'])
+    with pytest.raises(LabError, match="analyses: must be a list of names"):
+        scn.load("snake_serpenoid", ["analyses=creeping_gait"])
+    code = main(["run", "snake_serpenoid", "--set", 'analyses=["nope"]', "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("error: ") and "analyses" in err[0], err
+    assert not (tmp_path / "o").exists()
+
+
+def test_metrics_module_imports_no_other_lab_module():
+    """lab.analysis.energy and lab.analysis.recurrence import lab.metrics (second_half); metrics must not
+    import back, at module level or inside a function, or the two form an import cycle."""
+    tree = ast.parse((ROOT / "lab" / "metrics.py").read_text())
+    lab_imports = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                   and ((isinstance(node, ast.ImportFrom) and (node.level > 0 or (node.module or "").startswith("lab")))
+                        or (isinstance(node, ast.Import) and any(a.name.startswith("lab") for a in node.names)))]
+    assert lab_imports == [], [ast.unparse(n) for n in lab_imports]
