@@ -1,4 +1,17 @@
-"""Metrics of one run: one flat dict, keys documented in the README."""
+"""Metrics of one run that hold for every robot: one flat dict, keys documented in the README.
+
+Generic on purpose: nothing here assumes a snake. The centre of mass is the mass-weighted one the
+recorder takes from each snapshot (``series["com"]``, :attr:`lab.state.RobotState.com_W`), so a robot
+whose links differ in mass (the tracked robot's 4 kg body among light pulleys and slabs, the wheeled
+snake's wheels) gets its real COM. ``head.*`` exists only for a robot whose spec declares a head link
+(the runner passes its index). A metric that is undefined for a run (a window of zero length, no
+net energy change) is left out rather than given a made-up value.
+
+Analyses that belong to one paper (the passive-creeping gait analyses of Wang 2011: η2
+interpretations, turning circle, rhythm onset) are not run here: a scenario asks for them by name
+(``analyses = [...]``, :mod:`lab.analyses`). This module imports nothing else of the lab, so the
+analyses may use :func:`second_half` without an import cycle.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +19,20 @@ import numpy as np
 
 
 def second_half(t: np.ndarray) -> np.ndarray:
+    """Mask of the samples in the second half of the run (the steady regime the metrics average)."""
     return t >= 0.5 * t[-1] if len(t) else np.zeros(0, bool)
 
 
-def run_metrics(series: dict, balance: dict) -> dict:
+def run_metrics(series: dict, balance: dict, head: int | None = None) -> dict:
+    """The generic metrics of a recorded run.
+
+    ``series``: the recorder's samples (:meth:`lab.recorder.Recorder.series`); ``balance``: its energy
+    ledger (:meth:`lab.recorder.Recorder.balance`); ``head``: index of the robot's head link in
+    ``series["xy"]``, or None for a robot without a head (then no ``head.*`` metric).
+
+    ``com.displacement_m`` and ``com.speed_mean_mps`` are measured in the ground plane (x–y of the
+    world frame) on the mass-weighted centre of mass p_com = Σ m_i p_i / Σ m_i.
+    """
     t = series["t"]
     m: dict = {}
     m["energy.balance_residual_rel"] = float(balance["residual_rel"])
@@ -32,37 +55,25 @@ def run_metrics(series: dict, balance: dict) -> dict:
     dE = series["E"][h][-1] - series["E"][h][0]
     W_in = series["W_in"][h][-1] - series["W_in"][h][0]
     W_d = series["W_d"][h][-1] - series["W_d"][h][0]
-    # Wang 2011 eq. 7, over the window: η1 = ΔE / (ΔE + W_d) = ΔE / W_in.
-    m["energy.eta1"] = float(dE / (dE + W_d)) if abs(dE + W_d) > 1e-12 else 0.0
-    m["energy.input_power_mean_W"] = float(W_in / (th[-1] - th[0])) if th[-1] > th[0] else 0.0
+    span = th[-1] - th[0]
+    # Wang 2011 eq. 7, over the window: η1 = ΔE / (ΔE + W_d) = ΔE / W_in (undefined when ΔE + W_d = 0).
+    if abs(dE + W_d) > 1e-12:
+        m["energy.eta1"] = float(dE / (dE + W_d))
+    if span > 0:
+        m["energy.input_power_mean_W"] = float(W_in / span)
     xy = series["xy"]
-    head = xy[:, -1, :]
-    m["head.path_length_m"] = float(np.linalg.norm(np.diff(head, axis=0), axis=1).sum())
-    com = xy.mean(axis=1)  # identical link masses: the COM is the mean of link COMs
+    if head is not None:
+        p_head = xy[:, head, :]
+        m["head.path_length_m"] = float(np.linalg.norm(np.diff(p_head, axis=0), axis=1).sum())
+    com = series["com"][:, :2]  # mass-weighted COM, ground plane
     m["com.displacement_m"] = float(np.linalg.norm(com[-1] - com[0]))
-    c2 = com[h]
-    m["com.speed_mean_mps"] = float(np.linalg.norm(c2[-1] - c2[0]) / (th[-1] - th[0])) if th[-1] > th[0] else 0.0
+    if span > 0:
+        c2 = com[h]
+        m["com.speed_mean_mps"] = float(np.linalg.norm(c2[-1] - c2[0]) / span)
     if series["q"].shape[1]:
         q2 = series["q"][h]
         m["joints.amplitude_mean_rad"] = float((0.5 * (q2.max(axis=0) - q2.min(axis=0))).mean())
         m["joints.torque_rms_Nm"] = float(np.sqrt((series["tau"][h] ** 2).mean()))
-    return m
-
-
-def gait_metrics(series: dict, scenario) -> dict:
-    """Seed-001 analyses of a snake gait: rhythm onset (eq. 16), turning circle (Fig 8), and the
-    η2 interpretations (Table 2). Skipped for robots without a joint chain."""
-    if series["q"].shape[1] < 2 or len(series["t"]) < 3:
-        return {}
-    from .analysis.energy import eta2_interpretations
-    from .analysis.recurrence import rhythm_metrics
-    from .analysis.turning import turning_metrics
-
-    m = {}
-    m.update(rhythm_metrics(series))
-    m.update(eta2_interpretations(series))
-    omega = getattr(scenario.controller, "xd_omega", None) or getattr(scenario.controller, "omega", None)
-    m.update(turning_metrics(series, period=2 * np.pi / omega if omega else None))
     return m
 
 

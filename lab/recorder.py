@@ -38,7 +38,8 @@ class Recorder:
         self.P_d = np.zeros(n)
         self.W_in = np.zeros(n)
         self.W_d = np.zeros(n)
-        self.xy = np.zeros((n, n_links, 2))
+        self.xy = np.zeros((n, n_links, 2))  # each link's COM in the ground plane
+        self.com = np.zeros((n, 3))  # the robot's mass-weighted centre of mass (RobotState.com_W)
         self.yaw = np.zeros((n, n_links))
         self.q = np.zeros((n, n_joints))
         self.qd = np.zeros((n, n_joints))
@@ -107,6 +108,7 @@ class Recorder:
         self.W_in[k] = self.work_in
         self.W_d[k] = -sum(self.work_ext.values())
         self.xy[k] = s.p_W[:, :2]
+        self.com[k] = s.com_W
         self.yaw[k] = s.yaw
         self.q[k] = s.q
         self.qd[k] = s.qd
@@ -119,7 +121,7 @@ class Recorder:
         """The recorded samples (trimmed to what was written)."""
         k = self.k
         return {name: getattr(self, name)[:k] for name in
-                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "yaw", "q", "qd", "tau", "fn")}
+                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "com", "yaw", "q", "qd", "tau", "fn")}
 
     def balance(self, E_end: float) -> dict[str, float]:
         """ΔE − ∫(P_in − P_d)dt, absolute and relative to ∫|P_in|dt (plus |W_gravity| + |W_contacts|

@@ -12,7 +12,8 @@ import numpy as np
 from .controllers import make_controller
 from .errors import Diverged
 from .forces import as_wrench, total
-from .metrics import gait_metrics, run_metrics
+from .analyses import run_analyses
+from .metrics import run_metrics
 from .recorder import Recorder
 from .scenario import Scenario
 from .trials.base import CHECK_EVERY
@@ -181,12 +182,17 @@ class Simulation:
                    "steps": int(recorder.steps)}
         if status == "diverged":
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
-        metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy)))
-        metrics.update(gait_metrics(series, sc))
+        metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy), head=self.head_index()))
+        metrics.update(run_analyses(sc.analyses, series, sc))  # only those the scenario asks for
         if self.trial is not None:
             metrics.update(self.trial.metrics(self, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
+
+    def head_index(self) -> int | None:
+        """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""
+        name = getattr(self.scenario.robot, "head_link", None)
+        return None if name is None else self.world.model.link_index(name)
 
     def close(self) -> None:
         if self.gui is not None:

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 import tomli_w
 
+from .analyses import ANALYSES
 from .controllers import CONTROLLERS
 from .errors import LabError
 from .fields import NUMBERS, Decl, Validated, declarations, num, vector
@@ -76,6 +77,7 @@ class Scenario:
     forces: tuple = ()  # ((name, type, params), …) from [forces.<name>] tables
     trial_type: str = ""  # "" = no trial; else a key of lab.trials.TRIALS
     trial: Any = None  # the trial's parameters (and hooks), from the [trial] table
+    analyses: tuple[str, ...] = ()  # optional analyses the run adds to its metrics (lab.analyses)
 
     def to_dict(self) -> dict:
         def plain(obj):
@@ -102,6 +104,8 @@ class Scenario:
         }
         if self.trial is not None:
             d["trial"] = {"type": self.trial_type, **plain(self.trial)}
+        if self.analyses:
+            d["analyses"] = list(self.analyses)
         if self.forces:
             d["forces"] = {name: {"type": kind, **plain(params)} for name, kind, params in self.forces}
         return d
@@ -208,7 +212,7 @@ def _typed_section(data: dict, key: str, registry: dict, default_type: str | Non
 
 
 TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces",
-            "trial")
+            "trial", "analyses")
 # Keys that moved: an old scenario file gets one error saying what to write instead.
 MOVED = {
     "payload": '[payload] moved into [trial] (type = "drag_course"): write payload_mass, payload_size, '
@@ -237,6 +241,14 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
     seed = data.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**32:
         raise LabError(f"{where}:seed", f"must be an integer in [0, 2^32), got {seed!r}")
+    analyses = data.get("analyses", [])
+    if not isinstance(analyses, list) or not all(isinstance(a, str) for a in analyses):
+        raise LabError(f"{where}:analyses", f"must be a list of names; allowed: {', '.join(ANALYSES)}")
+    for a in analyses:
+        if a not in ANALYSES:
+            raise LabError(f"{where}:analyses", f"unknown analysis {a!r}; allowed: {', '.join(ANALYSES)}")
+    if len(set(analyses)) != len(analyses):
+        raise LabError(f"{where}:analyses", f"names an analysis twice: {analyses}")
     sim = build(SimConfig, data.get("sim", {}), f"{where}:sim")
     init = build(InitConfig, data.get("init", {}), f"{where}:init")
     robot_type, robot = _typed_section(data, "robot", {k: (v,) for k, v in ROBOTS.items()}, None, where)
@@ -289,7 +301,7 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
     return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
                     friction_type=friction_type, friction=friction, controller_type=controller_type,
                     controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces),
-                    trial_type=trial_type, trial=trial)
+                    trial_type=trial_type, trial=trial, analyses=tuple(analyses))
 
 
 def parse_value(text: str):

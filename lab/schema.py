@@ -80,6 +80,7 @@ def _typed(section: str, registry: dict, default: str | None, defs: dict) -> dic
 
 def scenario_schema() -> dict:
     """The JSON Schema (draft 2020-12) of a scenario file, from the declarations."""
+    from .analyses import ANALYSES
     from .scenario import TOP_KEYS
 
     defs: dict = {}
@@ -102,6 +103,8 @@ def scenario_schema() -> dict:
                    "type": "object", "propertyNames": {"not": {"const": "friction"}},
                    "additionalProperties": typed["forces"]},
         "trial": typed["trial"],
+        "analyses": {"description": "optional analyses the run adds to its metrics (lab.analyses)", "type": "array",
+                     "items": {"enum": list(ANALYSES)}, "uniqueItems": True, "default": []},
     }
     assert tuple(sorted(props)) == tuple(sorted(TOP_KEYS)), "the schema's sections must be the loader's"
     return {
@@ -173,6 +176,8 @@ def show_text(sc) -> str:
     sections: list[tuple[str, str | None, list]] = [("scenario", None, [
         ("name", "" if sc.name == "scenario" else "*", _value(sc.name), '"scenario"', "", "letters, digits, _ -", ""),
         ("seed", "*" if sc.seed else "", str(sc.seed), "0", "", "integer [0, 2^32)", "seeds every random draw"),
+        ("analyses", "*" if sc.analyses else "", _value(list(sc.analyses)), "[]", "", "names in lab.analyses",
+         "optional analyses added to the metrics"),
     ])]
     sections += [("sim", None, _rows(sc.sim)), ("init", None, _rows(sc.init)),
                  ("arena", sc.arena_type, _rows(sc.arena) if sc.arena is not None else []),

@@ -52,6 +52,11 @@ class EelSpec(Validated):
         return 2.0 * self.half_length
 
     @property
+    def head_link(self) -> str:
+        """The head link, whose path the ``head.*`` metrics follow: the last link."""
+        return f"link_{self.n_links - 1}"
+
+    @property
     def rest_height(self) -> float:
         return self.radius
 

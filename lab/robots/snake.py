@@ -39,6 +39,11 @@ class SnakeSpec(Validated):
     def link_length(self) -> float:
         return self.module_length
 
+    @property
+    def head_link(self) -> str:
+        """The head module, whose path the ``head.*`` metrics follow: the last link."""
+        return f"link_{self.n_modules - 1}"
+
     def mass_props(self) -> MassProps:
         return cylinder_x(self.mass, self.radius, self.module_length)
 

@@ -215,6 +215,11 @@ class TrackedSpec(Validated):
         return self.track_side + 2 * self.pulley_radius
 
     @property
+    def head_link(self) -> None:
+        """No head: a body with an arm, not a chain (so no ``head.*`` metrics)."""
+        return None
+
+    @property
     def effort(self) -> float:
         """The largest joint torque the drive can produce: the arm's share at the motor's maximum."""
         return self.motor_torque_max * self.i0 * self.i1

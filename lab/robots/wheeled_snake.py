@@ -210,6 +210,11 @@ class WheeledSnakeSpec(Validated):
         return 2.0 * self.half_length
 
     @property
+    def head_link(self) -> str:
+        """The head point (the paper's (x, y)), whose path the ``head.*`` metrics follow."""
+        return "head_tip"
+
+    @property
     def rest_height(self) -> float:
         """Height of the link frames (the axles) on flat ground."""
         return self.wheel_radius
