@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from lab.controllers.eel_fl import EelFeedbackLinearization, EelFLParams, fl_torque, gamma_eq39, reference
-from lab.models.eel_exact import ExactModel, kinetic_energy, momentum
-from lab.models.eel_noninertial import NonInertialModel, exact_state_to_noninertial
-from lab.models.eel_params import (
+from lab.papers.zhang2018_eel.model.exact import ExactModel, kinetic_energy, momentum
+from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel, exact_state_to_noninertial
+from lab.papers.zhang2018_eel.model.params import (
     PAPER,
     EelParams,
     chain_matrices,
@@ -127,11 +127,11 @@ def test_fast_reduced_terms_equal_the_eq33_matrices():
 
 
 def test_compiled_terms_core_equals_reduced_terms_and_the_eq33_matrices():
-    """The engine controller's (M, h) (lab.models.eel_noninertial.terms_core, numba-compiled when the
+    """The engine controller's (M, h) (lab.papers.zhang2018_eel.model.noninertial.terms_core, numba-compiled when the
     kernels are) against the numpy route and the full eq. 33 matrices, on states away from zero; and
     the same source run as plain Python."""
     from lab import kernels
-    from lab.models.eel_noninertial import terms_core
+    from lab.papers.zhang2018_eel.model.noninertial import terms_core
 
     ni = NonInertialModel(EelParams())
     rng = np.random.default_rng(5)

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from lab.models import guo2015_wheeled as gw
-from lab.models.guo2015_params import PAPER, Guo2015Params, table1_q0
+from lab.papers.guo2015_wheeled import model as gw
+from lab.papers.guo2015_wheeled.params import PAPER, Guo2015Params, table1_q0
 
 NS = (4, 9, 15)
 REL = 1e-9  # the bar for the three-way agreement; measured ≤ 3e-13

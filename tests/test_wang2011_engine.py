@@ -12,7 +12,7 @@ import pytest
 
 from lab import kernels
 from lab.controllers.serpenoid import Serpenoid, SerpenoidParams
-from lab.models.wang2011_params import TABLE_D1, Wang2011Params
+from lab.papers.wang2011_unified.params import TABLE_D1, Wang2011Params
 from lab.papers.wang2011_unified import study
 
 P = Wang2011Params()

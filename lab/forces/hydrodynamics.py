@@ -79,7 +79,7 @@ class HydroCoefficients(Validated):
 @dataclass(frozen=True)
 class Hydrodynamics(HydroCoefficients):
     """Morison-type hydrodynamics of Zhang 2018 §3.1 with the §4.2 numbers as defaults (see
-    lab/models/eel_params.py for where the paper's formulas disagree with its numbers).
+    lab/papers/zhang2018_eel/model/params.py for where the paper's formulas disagree with its numbers).
 
     ``c_t2``/``c_n2`` (quadratic drag) default to ``c_t``/``c_n`` as in eq. 22. ``current`` is (V_x, V_y)
     in m/s, world frame. ``buoyancy``: balance each link's weight. ``added_mass``: "folded" (the robot

@@ -24,9 +24,12 @@ PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unif
 
 
 def load_all() -> None:
-    """Import every paper's package: registers its report section(s) and checks."""
+    """Import every paper's package and the modules it lists in ``REGISTERS`` (its report section(s) and
+    checks). Importing a paper's model alone (as a library controller does) registers nothing."""
     for name in PAPERS:
-        importlib.import_module(f"{__name__}.{name}")
+        package = importlib.import_module(f"{__name__}.{name}")
+        for module in getattr(package, "REGISTERS", ()):
+            importlib.import_module(f"{package.__name__}.{module}")
 
 
 __all__ = ["PAPERS", "load_all"]

@@ -9,7 +9,8 @@ partial feedback linearisation, reproduced on the engine.
 
 Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the head-tracking PFL
 controller (lab.controllers.head_tracking_pfl), the head-tracking trial (lab.trials.head_tracking), the
-analytic models lab.models.guo2015_wheeled / guo2015_params; scenarios/snake_head_tracking.toml.
+analytic models lab.papers.guo2015_wheeled.model / guo2015_params; scenarios/snake_head_tracking.toml.
 """
 
-from . import checks, report  # noqa: F401  (registration)
+# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
+REGISTERS = ("checks", "report")

@@ -22,8 +22,8 @@ import numpy as np
 
 from ... import scenario as scn
 from ...controllers.head_tracking_pfl import wrap
-from ...models import guo2015_wheeled as gw
-from ...models.guo2015_params import Guo2015Params
+from . import model as gw
+from .params import Guo2015Params
 from ...robots.wheeled_snake import Layout
 
 SCENARIO = "snake_head_tracking"

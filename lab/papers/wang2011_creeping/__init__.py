@@ -13,4 +13,5 @@ the drag-course trial (lab.trials.drag_course), the tether, lab.analysis (energy
 wave, onset).
 """
 
-from . import checks, report, studies, turning  # noqa: F401  (registration)
+# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
+REGISTERS = ("checks", "report", "turning")

@@ -7,8 +7,9 @@
 
 Reusable parts it uses: the snake robot, the anisotropic Coulomb law (head_exempt = false), the
 serpenoid controller (``phase_offset`` = β for the paper's (i − 3)β), the ``welded_tail`` trial
-(lab.trials.welded_tail), and the model: lab.models.wang2011_params / wang2011_unified / wang2011_study.
+(lab.trials.welded_tail), and the model: lab.papers.wang2011_unified.params / wang2011_unified / wang2011_study.
 Scenarios: scenarios/snake_unified_locomotion.toml, scenarios/snake_unified_manipulation.toml.
 """
 
-from . import checks, report  # noqa: F401  (registration)
+# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
+REGISTERS = ("checks", "report")

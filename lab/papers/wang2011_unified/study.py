@@ -32,9 +32,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ... import scenario as scn
-from ...models.wang2011_params import Wang2011Params, paper_base_from_lab
-from ...models.wang2011_unified import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
-                                        mean_abs_torque)
+from .params import Wang2011Params, paper_base_from_lab
+from .model import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
+                    mean_abs_torque)
 
 SCENARIOS = {"locomotion": "snake_unified_locomotion", "manipulation": "snake_unified_manipulation"}
 
@@ -432,7 +432,7 @@ def case_comparison(case: str, overrides=None) -> Comparison:
 
 def model_slip_case(v_s: float, periods: float, inertia: str = "paper", n_samples: int = 2001):
     """The model study's :func:`~lab.models.wang2011_study.run_case` at v_s (Table D1, or the engine's I)."""
-    from ...models.wang2011_study import run_case
+    from .slip_study import run_case
 
     p = Wang2011Params(v_s=float(v_s))
     if inertia == "engine":

@@ -6,7 +6,8 @@
 - :mod:`.checks`   the ``eel_models`` and ``eel_engine`` checks
 
 Reusable parts it uses: the eel robot, the hydrodynamics law, the eel feedback-linearisation
-controller, lab.models.eel_exact / eel_noninertial / eel_params.
+controller, lab.papers.zhang2018_eel.model.exact / eel_noninertial / eel_params.
 """
 
-from . import checks, report  # noqa: F401  (registration)
+# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
+REGISTERS = ("checks", "report")

@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .eel_exact import simulate
-from .eel_params import EelParams
+from .exact import simulate
+from .params import EelParams
 
 
 class NonInertialModel:
@@ -295,7 +295,7 @@ def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct
 
 def _terms_kernel():
     """The compiled :func:`terms_core`, or None to run the numpy reference (lab.kernels' backend choice)."""
-    from .. import kernels
+    from .... import kernels
 
     return kernels.compiled(terms_core)
 

@@ -2,7 +2,7 @@
 and the mapping between the paper's numbering and the lab's snake.
 
 Pure numpy (no engine). :class:`Wang2011Params` is shared by the model
-(:mod:`lab.models.wang2011_unified`), its study (:mod:`lab.models.wang2011_study`) and, later, the
+(:mod:`lab.papers.wang2011_unified.model`), its study (:mod:`lab.papers.wang2011_unified.slip_study`) and, later, the
 engine comparison.
 
 The paper's numbering (§2.2, Fig 1)
@@ -62,7 +62,7 @@ numbers and :meth:`Wang2011Params.with_geometric_inertia` gives the geometric al
 It matters little: the joint torques are set by friction, not inertia (the gait's yaw accelerations
 are ~αω² = 0.4 rad/s², so I θ̈ ~ 6e-3 N·m against friction torques of 0.05–1.4 N·m). Over two periods
 the geometric I changes the model's mean |τ| by < 1 % (manipulation) and up to 26 % on the outer joints
-at v_s = 1e-3 m/s, ≤ 1 % at 1e-7 (locomotion); :mod:`lab.models.wang2011_study` prints both.
+at v_s = 1e-3 m/s, ≤ 1 % at 1e-7 (locomotion); :mod:`lab.papers.wang2011_unified.slip_study` prints both.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..fields import Validated, count, num
+from ...fields import Validated, count, num
 
 # Table D1, verbatim (n′ = n − 2 real modules).
 TABLE_D1 = dict(n_modules=5, L=0.08, m=0.5, I=0.016, alpha=0.4, omega=1.0, beta=0.5 * math.pi, gamma=0.0,
@@ -111,7 +111,7 @@ class Wang2011Params(Validated):
     in the paper, whose law is the bare sign function (v_s → 0). Default 1e-3 m/s, a slip speed the
     engine can run (its AnisotropicCoulomb accepts slip_tol ≥ 1e-5 and needs dt < 2 v_s/(μ_n g),
     0.4 ms here); the locomotion torques reach the Coulomb limit only below ~1e-6 m/s (5–8× the
-    1e-3 values; :mod:`lab.models.wang2011_study`), the manipulation torques are the same at any v_s.
+    1e-3 values; :mod:`lab.papers.wang2011_unified.slip_study`), the manipulation torques are the same at any v_s.
     """
 
     n_modules: int = count(TABLE_D1["n_modules"], 2, 50, doc="modules")
