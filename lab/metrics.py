@@ -54,9 +54,9 @@ def gait_metrics(series: dict, scenario) -> dict:
     η2 interpretations (Table 2). Skipped for robots without a joint chain."""
     if series["q"].shape[1] < 2 or len(series["t"]) < 3:
         return {}
-    from .analysis.energy import eta2_interpretations
+    from .papers.wang2011_creeping.analysis.energy import eta2_interpretations
     from .analysis.recurrence import rhythm_metrics
-    from .analysis.turning import turning_metrics
+    from .papers.wang2011_creeping.analysis.turning import turning_metrics
 
     m = {}
     m.update(rhythm_metrics(series))

@@ -8,7 +8,7 @@ import pytest
 from conftest import make_state
 
 from lab import scenario as scn
-from lab.analysis.wave import coupling_gain_series, window_state
+from lab.papers.wang2011_creeping.analysis.wave import coupling_gain_series, window_state
 from lab.controllers import PassiveCreeping, PassiveCreepingParams
 from lab.errors import LabError
 from lab.runner import run_scenario

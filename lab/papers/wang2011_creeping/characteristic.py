@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.onset import motion_onset
-from ...analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
+from .analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
 from ...tolerances import tol
 
 SCENARIO = "snake_passive_creeping"
@@ -98,7 +98,7 @@ def omega_of(result) -> float:
 
 
 def steady(result, fixed: float | None = None) -> dict:
-    """The last CHAR_WINDOW_S of a run (whole periods): :func:`lab.analysis.wave.window_state`, plus
+    """The last CHAR_WINDOW_S of a run (whole periods): :func:`lab.papers.wang2011_creeping.analysis.wave.window_state`, plus
     the motion onset and whether a joint touched its limit."""
     s, sc = result.series, result.scenario
     c = sc.controller

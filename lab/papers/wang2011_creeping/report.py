@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ...analysis.energy import ETA2_NOTE
+from .analysis.energy import ETA2_NOTE
 from ...report import Row, SectionResult, section
 from ...tolerances import tol
 
@@ -101,7 +101,7 @@ def fig_energy(results: dict, char: dict, reach: list, emax: dict | None = None)
     speed against the gain; (d) the E_ref × ω reachability map."""
     import matplotlib.pyplot as plt
 
-    from ...analysis.energy import plot_energy_tracking
+    from .analysis.energy import plot_energy_tracking
     from .characteristic import plot_characteristic, plot_reach
 
     fig, ((ax, bx), (cx, dx)) = plt.subplots(2, 2, figsize=(14, 10))
@@ -177,7 +177,7 @@ def onset_rows(result, char: dict) -> list[Row]:
     starts moving once the integral has built the coupling gain up, at ≈ K·E_ref·t while E ≈ 0."""
     from ...analysis.onset import motion_onset
     from ...analysis.recurrence import rhythm_metrics
-    from ...analysis.wave import coupling_gain_series
+    from .analysis.wave import coupling_gain_series
     from .characteristic import ONSET
 
     cut = head_of(result.series, STARTUP_S)

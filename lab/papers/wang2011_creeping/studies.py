@@ -152,7 +152,7 @@ def drag_runs(quick: bool) -> list[tuple]:
 def gain_at_onset(result) -> float:
     """Passive creeping's coupling gain K·∫(E_ref − E)dt when the COM started moving (NaN for other
     controllers or without onset): the gain this load needed."""
-    from ...analysis.wave import coupling_gain_series
+    from .analysis.wave import coupling_gain_series
 
     c, m = result.scenario.controller, result.metrics
     t_on = m.get("drag.onset_s")

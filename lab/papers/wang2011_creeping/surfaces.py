@@ -16,7 +16,7 @@ surfaces on a line through the ranges of the paper's own simulation pairs, (0.3,
                                             "rolling friction 1–2 orders below sliding")
 
 These are assumptions, not measurements; the ratio μ_n/μ_t goes 17, 20, 30. The paper's Table 2 values
-are experimental (real robot, Optotrak); see :data:`lab.analysis.energy.ETA2_NOTE` for why the engine's
+are experimental (real robot, Optotrak); see :data:`lab.papers.wang2011_creeping.analysis.energy.ETA2_NOTE` for why the engine's
 η2 (eq. 11) is ≈ 0.99 instead.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import scenario as scn
-from ...analysis.energy import eta2_interpretations
+from .analysis.energy import eta2_interpretations
 from ...runner import run_scenario
 
 

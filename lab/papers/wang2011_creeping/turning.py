@@ -29,7 +29,7 @@ import math
 import numpy as np
 
 from ... import scenario as scn
-from ...analysis.turning import fit_circle, fit_window, plot_turning
+from .analysis.turning import fit_circle, fit_window, plot_turning
 from ...runner import run_scenario
 from ...tolerances import tol
 from ...checks import Figure, check
