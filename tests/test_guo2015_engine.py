@@ -1,4 +1,4 @@
-"""Guo 2015 (seed 000) on the engine: the passive-wheel snake robot (its m and J are the model's, its link
+"""Guo 2015 on the engine: the passive-wheel snake robot (its m and J are the model's, its link
 order, its wheels hold it laterally), the mapping between the engine's snapshot and the paper's
 q = (x, y, θ, φ) and torques u (against the engine), the head-tracking PFL controller (its law is the
 model's), short engine runs against the model, the wheel-inertia model, the trial's metrics, the report

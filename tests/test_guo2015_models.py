@@ -1,4 +1,4 @@
-"""Guo 2015 (seed 000), the passive-wheel snake's analytic models: the unified model in its corrected closed
+"""Guo 2015, the passive-wheel snake's analytic models: the unified model in its corrected closed
 form (eqs. 15–17, 22) against the same model constructed numerically (null space, Gram–Schmidt in the
 metric, eq. 10 from complex-step brackets) and against the constrained Euler–Lagrange equations (KKT and
 eq. 18's null-space form); each printed slip against the arbiters; energy; the PFL closed loop of Table 1."""

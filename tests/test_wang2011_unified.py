@@ -1,4 +1,4 @@
-"""Wang 2011 (seed 002) unified locomotion/manipulation model against independent formulations.
+"""Wang 2011 unified locomotion/manipulation model against independent formulations.
 
 The independent side is written here from scratch in plain planar geometry: module yaws
 θ_i = x³ + Σ_{k=4}^{i} x^k, COMs by a loop over the joint points, Jacobians by complex-step

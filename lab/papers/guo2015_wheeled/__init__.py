@@ -1,4 +1,4 @@
-"""Guo et al. 2015 (seed 000), the passive-wheel snake: dynamics–control unified model and head-tracking
+"""Guo et al. 2015, the passive-wheel snake: dynamics–control unified model and head-tracking
 partial feedback linearisation, reproduced on the engine.
 
 - :mod:`.study`         the engine run and the model runs under the same PFL law, in the paper's coordinates;

@@ -1,4 +1,4 @@
-"""nonholonomic_models, pfl_tracking, pfl_engine: the cross-checks of Guo 2015 (seed 000).
+"""nonholonomic_models, pfl_tracking, pfl_engine: the cross-checks of Guo 2015.
 
 * ``nonholonomic_models`` — the unified model in its corrected closed form (eqs. 15–17, 22) against the
   same model built numerically (null space, Gram–Schmidt in the metric, eq. 10 from complex-step Lie

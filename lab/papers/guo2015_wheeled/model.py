@@ -1,4 +1,4 @@
-"""The passive-wheel snake of Guo et al. 2015 (seed 000): three formulations of its dynamics and the
+"""The passive-wheel snake of Guo et al. 2015: three formulations of its dynamics and the
 head-tracking PFL law, all pybullet-free, in the paper's coordinates q = (x, y, θ, φ_1 … φ_{n−1}).
 
 Conventions (established from the text; details in :mod:`lab.papers.guo2015_wheeled.params`): module 1 is the

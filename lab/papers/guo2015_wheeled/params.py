@@ -1,4 +1,4 @@
-"""Parameters of the passive-wheel snake of Guo et al. 2015 (seed 000, Table 1 and §§4.6, 5.2–5.3).
+"""Parameters of the passive-wheel snake of Guo et al. 2015 (Table 1 and §§4.6, 5.2–5.3).
 
 Pure Python/numpy (no engine). :class:`Guo2015Params` is the one parameter set shared by the analytic
 models of :mod:`lab.papers.guo2015_wheeled.model` (constrained Euler–Lagrange, unified model in closed form,

@@ -153,7 +153,7 @@ def torque_periodicity(sig, period: float, t0: float = 30.0, t1: float = 36.0) -
 
 
 @section("seed000", title="Passive-wheel snake: unified model, PFL head tracking, engine",
-         paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot (seed 000)")
+         paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot")
 def seed000(ctx) -> SectionResult:
     from ...tolerances import tol
     from . import study

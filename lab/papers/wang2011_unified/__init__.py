@@ -1,4 +1,4 @@
-"""Wang et al. 2011 (seed 002), unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf).
+"""Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf).
 
 - :mod:`.study`   the engine runs (started on the gait, every applied torque kept with its state), the
                   model at the engine's own states, the slip-speed points, the parallel task runner

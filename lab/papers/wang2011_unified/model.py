@@ -1,4 +1,4 @@
-"""Unified locomotion/manipulation dynamics of a planar snake (Wang et al. 2011, seed 002).
+"""Unified locomotion/manipulation dynamics of a planar snake (Wang et al. 2011).
 
 No pybullet here: this is the reference the engine is checked against. Parameters, the paper's
 numbering and its mapping to the lab's snake are in :mod:`lab.papers.wang2011_unified.params`.

@@ -1,4 +1,4 @@
-"""Report section ``seed002``: Wang et al. 2011, unified locomotion/manipulation dynamics (seed 002).
+"""Report section ``seed002``: Wang et al. 2011, unified locomotion/manipulation dynamics.
 
 Counterparts of the paper's Fig 5 — (a) the tail's track in locomotion, (b) the snake welded at its
 tail, (c, d) the joint torques of both cases — with the engine (PyBullet, scenarios
@@ -240,7 +240,7 @@ def regularisation_rows(cases, v0: float, id_err: float) -> list[Row]:
             "the comparison's v_s is the engine's: it compares the regularised law on both sides, not the paper's hard "
             "sign; the hard-sign torques are the model's small-v_s values"),
         Row(f"manipulation torques at v_s = {small.v_s:.0e} vs {big.v_s:g} m/s (model, Table D1)",
-            _fmt(100 * r_ma, "{:.2f}") + " %", "— (insensitive, issue #13)", "info",
+            _fmt(100 * r_ma, "{:.2f}") + " %", "— (insensitive)", "info",
             "the welded modules slide at cm/s: tanh(v/v_s) is a sign almost everywhere"),
         Row("engine's other counterpart: calculateInverseDynamics (fixed-base copy) − Σ Jᵀ F vs the applied torque",
             f"{id_err:.0e}", "—", "info", "mean relative error, max over the joints, welded case"),
@@ -287,7 +287,7 @@ def engine_slip_table(points) -> str:
 
 
 @section("seed002", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
-         paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf; seed 002)")
+         paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf)")
 def seed002(ctx) -> SectionResult:
     import time
 

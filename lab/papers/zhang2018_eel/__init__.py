@@ -1,4 +1,4 @@
-"""Zhang et al. 2018 (seed 003), eel robot in a non-inertial frame.
+"""Zhang et al. 2018, eel robot in a non-inertial frame.
 
 - :mod:`.study`    the engine run and the two analytic models under the same controller, term by term
 - :mod:`.analysis` the signals both sides are reduced to, and their comparison

@@ -1,4 +1,4 @@
-"""Eel (seed 003) signals and comparisons: engine runs and analytic-model runs reduced to the same
+"""Zhang 2018 eel signals and comparisons: engine runs and analytic-model runs reduced to the same
 signals — heading θ0, CM trajectory, CM velocity, joint-1 torque (paper convention) — on one time grid.
 
 Engine signals come from a run's recorded series (lab convention: link 0 = tail, q = child − parent

@@ -1,4 +1,4 @@
-"""Report section ``seed003``: Zhang et al. 2018, eel robot in a non-inertial frame (seed 003).
+"""Report section ``seed003``: Zhang et al. 2018, eel robot in a non-inertial frame.
 
 Counterparts of the paper's Figs 2–7 — heading, CM trajectory, CM velocity x and y, joint torques —
 with three curves on the same axes: the engine (PyBullet, scenarios/eel_forward_turn.toml), the exact
@@ -189,7 +189,7 @@ def discrepancy_table() -> str:
 
 
 @section("seed003", title="Eel robot underwater: exact vs non-inertial model vs engine",
-         paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame (seed 003)")
+         paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame")
 def seed003(ctx) -> SectionResult:
     from .analysis import compare, from_engine_series
     from . import study as trial

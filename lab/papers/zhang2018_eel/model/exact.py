@@ -1,5 +1,5 @@
 """Exact (inertial-frame) model of the planar underwater eel: Kelasidi et al. 2014, as used by Zhang 2018
-(seed 003, eqs. 20–21), in the 2n+4 state form.
+(eqs. 20–21), in the 2n+4 state form.
 
 State ``y = [φ (n−1), θ0, p_x, p_y, φ̇ (n−1), θ̇0, ṗ_x, ṗ_y]`` — the non-inertial model's coordinates
 except that the CM velocity is in the world frame. Conventions of :mod:`lab.papers.zhang2018_eel.model.params`

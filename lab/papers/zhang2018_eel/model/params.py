@@ -1,4 +1,4 @@
-"""Parameters of the underwater eel robot of Zhang et al. 2018 (seed 003, §4.2), and the chain matrices.
+"""Parameters of the underwater eel robot of Zhang et al. 2018 (§4.2), and the chain matrices.
 
 Everything here is pure numpy (no engine). :class:`EelParams` is the one parameter set shared by the
 exact model (:mod:`lab.papers.zhang2018_eel.model.exact`), the non-inertial model (:mod:`lab.papers.zhang2018_eel.model.noninertial`),
@@ -23,7 +23,7 @@ latter against the engine's URDF geometry).
 
 Where the paper's formulas and numbers disagree (§3.1 vs §4.2)
 --------------------------------------------------------------
-The numbers are used, as issue #5 asks. The printed formulas give, with ρ = 1000 kg/m³, R = 0.0375 m
+The lab uses §4.2's numbers. The printed formulas give, with ρ = 1000 kg/m³, R = 0.0375 m
 and l = 0.0626 m (values in :data:`DISCREPANCIES`, reproduced by :func:`formula_values`):
 
 * c_n: printed c_n = 2πρC_D R l = 29.5 N·s/m; the number 9.3750 is exactly ½ρC_D(2R)(2l) with

@@ -1,4 +1,4 @@
-"""controller.coupling_gain_fixed (issue #16): the energy integral of passive creeping held fixed, so
+"""controller.coupling_gain_fixed (Wang 2011 passive creeping): the energy integral of passive creeping held fixed, so
 the steady state can be measured against the coupling gain K·∫(E_ref − E)dt of eq. 15."""
 
 import math
