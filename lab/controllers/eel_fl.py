@@ -1,4 +1,4 @@
-"""Joint-space feedback linearisation of the eel (Zhang 2018, seed 003, eqs. 34–39).
+"""Joint-space feedback linearisation of the eel (Zhang 2018, eqs. 34–39).
 
 The same law drives the analytic models and the engine:
 

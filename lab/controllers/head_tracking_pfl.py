@@ -1,4 +1,4 @@
-"""Head-tracking partial feedback linearisation of the passive-wheel snake (Guo 2015, seed 000,
+"""Head-tracking partial feedback linearisation of the passive-wheel snake (Guo 2015,
 eqs. 19, 23, 24) for the engine's wheeled snake (lab.robots.wheeled_snake).
 
 Each step the controller reads the paper's state from the snapshot — the configuration

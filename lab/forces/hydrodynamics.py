@@ -1,4 +1,4 @@
-"""Hydrodynamic forces on a chain of submerged cylinders (Zhang 2018, seed 003, eqs. 22–27; after
+"""Hydrodynamic forces on a chain of submerged cylinders (Zhang 2018, eqs. 22–27; after
 Kelasidi et al. 2014), applied by the World every step.
 
 Per link i, with t_i its x axis (towards the head), n_i its y axis and b_i its z axis (world frame),

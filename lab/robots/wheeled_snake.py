@@ -1,4 +1,4 @@
-"""Passive-wheel snake of Guo et al. 2015 (seed 000): a planar chain of modules, each on a real axle
+"""Passive-wheel snake of Guo et al. 2015: a planar chain of modules, each on a real axle
 with two free wheels at its centre, the engine's Coulomb friction on the wheels giving the no-slip.
 
 The paper's model (lab.papers.guo2015_wheeled.model) has, per module, mass m, yaw inertia J about the
