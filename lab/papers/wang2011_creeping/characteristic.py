@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.onset import motion_onset
-from .analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
 from ...tolerances import tol
+from .analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
 
 SCENARIO = "snake_passive_creeping"
 GAINS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0, 5.0)  # N·m/rad, frozen K·∫

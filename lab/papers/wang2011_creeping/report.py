@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from .analysis.energy import ETA2_NOTE
 from ...report import Row, SectionResult, section
 from ...tolerances import tol
+from .analysis.energy import ETA2_NOTE
 
 SCENARIO = "snake_passive_creeping"
 # (E_ref [J], mu_n, mu_t): Fig 7's start-up case first, then two more of the paper's combinations.
