@@ -1,4 +1,4 @@
-"""Wall time of the eel (seed 003) runs: the 50 s exact-model and non-inertial-model simulations, and
+"""Wall time of the eel (Zhang 2018) runs: the 50 s exact-model and non-inertial-model simulations, and
 the engine run of scenarios/eel_forward_turn.toml; plus the per-call cost of the pieces of one step.
 
 The issue's bar: the engine run ≥ 10× faster than real time on this machine. Timings are the best of
@@ -18,8 +18,8 @@ import numpy as np
 
 from lab.papers.zhang2018_eel.analysis import model_params_from_scenario
 from lab.controllers.eel_fl import EelFeedbackLinearization
-from lab.models.eel_exact import ExactModel
-from lab.models.eel_noninertial import NonInertialModel, exact_state_to_noninertial
+from lab.papers.zhang2018_eel.model.exact import ExactModel
+from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel, exact_state_to_noninertial
 from lab.runner import Simulation
 from lab.papers.zhang2018_eel import study as trial
 

@@ -1,9 +1,9 @@
-"""Cost of one right-hand side of the Guo 2015 (seed 000) snake: the unified model (eq. 14, closed form
-of eqs. 15–17 corrected, fused in :class:`lab.models.guo2015_wheeled.UnifiedRHS`) against the constrained
+"""Cost of one right-hand side of the Guo 2015 snake: the unified model (eq. 14, closed form
+of eqs. 15–17 corrected, fused in :class:`lab.papers.guo2015_wheeled.model.UnifiedRHS`) against the constrained
 Euler–Lagrange model (KKT with multipliers, and eq. 18's null-space form), at n = 9 and from n = 4 to 50.
 
 The paper claims the unified model is cheaper (§4.7: no inertia matrix, no derivatives, only the four
-operations). Goals of issue #12: ≥ 5× faster at n = 9, and cost growing linearly in n.
+operations). Goals: ≥ 5× faster at n = 9, and cost growing linearly in n.
 
 Why the unified model is O(n): the alternating sums S_j are one cumulative sum, the frame's φ rows, the
 connection (a, b) and Y u are one pass each; nothing is an n×n matrix. The E–L models build M (n+2)²
@@ -29,8 +29,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from lab.models import guo2015_wheeled as gw  # noqa: E402
-from lab.models.guo2015_params import Guo2015Params  # noqa: E402
+from lab.papers.guo2015_wheeled import model as gw  # noqa: E402
+from lab.papers.guo2015_wheeled.params import Guo2015Params  # noqa: E402
 
 
 def per_call_us(fns, calls: int, repeat: int) -> list[float]:

@@ -208,7 +208,7 @@ class GuiOverlay:
         self._trail_ids: list[int] = []
         self._trail_next = 0  # ring-buffer slot to overwrite next once full
         self._trail_last: list[float] | None = None
-        # the robot's centre of mass gets a trail of its own (the eel's CM path is what seed 003 plots)
+        # the robot's centre of mass gets a trail of its own (the eel's CM path is what Zhang 2018 plots)
         self._com_ids: list[int] = []
         self._com_next = 0
         self._com_last: list[float] | None = None

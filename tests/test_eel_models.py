@@ -1,4 +1,4 @@
-"""The eel's analytic models (Zhang 2018, seed 003): exact vs non-inertial, an independent Lagrangian
+"""The eel's analytic models (Zhang 2018): exact vs non-inertial, an independent Lagrangian
 mass matrix, conservation laws without water, the feedback linearisation's error dynamics, the turning
 direction of eq. 39, and the paper ↔ lab joint convention."""
 
@@ -6,11 +6,12 @@ import math
 
 import numpy as np
 import pytest
+from oracles.eel_terms import reduced_terms, reduced_terms_reference
 
 from lab.controllers.eel_fl import EelFeedbackLinearization, EelFLParams, fl_torque, gamma_eq39, reference
-from lab.models.eel_exact import ExactModel, kinetic_energy, momentum
-from lab.models.eel_noninertial import NonInertialModel, exact_state_to_noninertial
-from lab.models.eel_params import (
+from lab.papers.zhang2018_eel.model.exact import ExactModel, kinetic_energy, momentum
+from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel, exact_state_to_noninertial
+from lab.papers.zhang2018_eel.model.params import (
     PAPER,
     EelParams,
     chain_matrices,
@@ -115,35 +116,36 @@ def test_exact_and_noninertial_rhs_agree_on_random_states(terms):
 
 
 def test_fast_reduced_terms_equal_the_eq33_matrices():
+    """The two numpy oracles: the vectorised arrangement against the full eq. 33 matrices."""
     ni = NonInertialModel(EelParams())
     rng = np.random.default_rng(2)
     for _ in range(5):
         x = random_state(rng, scale=0.8)
-        M, h, _ = ni.reduced_terms(x)
-        M2, h2 = ni.reduced_terms_reference(x)
+        M, h, _ = reduced_terms(ni, x)
+        M2, h2 = reduced_terms_reference(ni, x)
         np.testing.assert_allclose(M, M2, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(h, h2, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(M, M.T, atol=1e-14)  # a Schur complement of a symmetric mass matrix
 
 
-def test_compiled_terms_core_equals_reduced_terms_and_the_eq33_matrices():
-    """The engine controller's (M, h) (lab.models.eel_noninertial.terms_core, numba-compiled when the
-    kernels are) against the numpy route and the full eq. 33 matrices, on states away from zero; and
-    the same source run as plain Python."""
-    from lab import kernels
-    from lab.models.eel_noninertial import terms_core
+def test_compiled_terms_core_equals_the_numpy_oracles():
+    """The model's (M, h) and drag (lab.papers.zhang2018_eel.model.noninertial.terms_core, numba-compiled)
+    against the vectorised numpy oracle and the full eq. 33 matrices (tests/oracles/eel_terms.py), on
+    random states away from zero; and the same source run as plain Python."""
+    from lab.papers.zhang2018_eel.model.noninertial import terms_core
 
     ni = NonInertialModel(EelParams())
     rng = np.random.default_rng(5)
     for _ in range(5):
         x = random_state(rng, scale=0.8)
-        M, h = ni.terms(x)  # compiled when kernels.COMPILED
-        M_np, h_np, _ = ni.reduced_terms(x)
-        M_ref, h_ref = ni.reduced_terms_reference(x)
-        M_py, h_py = terms_core(x, *ni._core_args) if ni._core_args else (M_np, h_np)
-        for a, b in ((M, M_np), (h, h_np), (M, M_ref), (h, h_ref), (M_py, M), (h_py, h)):
+        M, h, fDt, fDn, Mp = ni.terms_and_drag(x)
+        M_np, h_np, (_, _, fDt_np, fDn_np, Mp_np) = reduced_terms(ni, x)
+        M_ref, h_ref = reduced_terms_reference(ni, x)
+        M_py, h_py, _, _, _ = terms_core(x, *ni._core_args)  # plain Python, not compiled
+        for a, b in ((M, M_np), (h, h_np), (M, M_ref), (h, h_ref), (M_py, M), (h_py, h),
+                     (fDt, fDt_np), (fDn, fDn_np), (Mp, Mp_np)):
             np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-14 * np.abs(b).max())
-    assert ni._core_args is not None or not kernels.COMPILED
+        np.testing.assert_array_equal(ni.terms(x)[0], M)
 
 
 def test_models_agree_over_the_paper_schedule_and_the_eel_turns_the_expected_way():

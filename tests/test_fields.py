@@ -27,9 +27,9 @@ from lab.cli import main
 from lab.controllers import CONTROLLERS
 from lab.fields import NUMBERS, Validated, choice, count, declarations, fmt, got, info, num, vector
 from lab.forces import FORCES, FRICTION
-from lab.models.eel_params import EelParams
-from lab.models.guo2015_params import Guo2015Params
-from lab.models.wang2011_params import Wang2011Params
+from lab.papers.zhang2018_eel.model.params import EelParams
+from lab.papers.guo2015_wheeled.params import Guo2015Params
+from lab.papers.wang2011_unified.params import Wang2011Params
 from lab.robots import ROBOTS
 from lab.trials import TRIALS
 from lab.schema import scenario_schema, schema_text, show_text

@@ -1,4 +1,4 @@
-"""Guo 2015 (seed 000) on the engine: the passive-wheel snake robot (its m and J are the model's, its link
+"""Guo 2015 on the engine: the passive-wheel snake robot (its m and J are the model's, its link
 order, its wheels hold it laterally), the mapping between the engine's snapshot and the paper's
 q = (x, y, θ, φ) and torques u (against the engine), the head-tracking PFL controller (its law is the
 model's), short engine runs against the model, the wheel-inertia model, the trial's metrics, the report
@@ -16,8 +16,8 @@ from conftest import need_tool
 from lab import scenario as scn
 from lab.controllers.head_tracking_pfl import (HeadTrackingPFL, HeadTrackingPFLParams, UnifiedPFL, lab_torques,
                                                paper_state)
-from lab.models import guo2015_wheeled as gw
-from lab.models.guo2015_params import Guo2015Params, table1_q0
+from lab.papers.guo2015_wheeled import model as gw
+from lab.papers.guo2015_wheeled.params import Guo2015Params, table1_q0
 from lab.papers.guo2015_wheeled import study, wheel_inertia
 from lab.robots import WheeledSnakeSpec
 from lab.robots.urdf import MassProps

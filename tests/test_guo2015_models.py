@@ -1,4 +1,4 @@
-"""Guo 2015 (seed 000), the passive-wheel snake's analytic models: the unified model in its corrected closed
+"""Guo 2015, the passive-wheel snake's analytic models: the unified model in its corrected closed
 form (eqs. 15–17, 22) against the same model constructed numerically (null space, Gram–Schmidt in the
 metric, eq. 10 from complex-step brackets) and against the constrained Euler–Lagrange equations (KKT and
 eq. 18's null-space form); each printed slip against the arbiters; energy; the PFL closed loop of Table 1."""
@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from lab.models import guo2015_wheeled as gw
-from lab.models.guo2015_params import PAPER, Guo2015Params, table1_q0
+from lab.papers.guo2015_wheeled import model as gw
+from lab.papers.guo2015_wheeled.params import PAPER, Guo2015Params, table1_q0
 
 NS = (4, 9, 15)
 REL = 1e-9  # the issue's bar for the three-way agreement; measured ≤ 3e-13

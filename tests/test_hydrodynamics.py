@@ -192,7 +192,7 @@ def test_eel_with_doubled_added_mass_swims_stably():
 def test_engine_joint_convention_matches_the_models():
     """Set the lab's joint angles q on the engine eel and compare the link COMs with the model's
     kinematics for φ = −q (paper convention, tail first)."""
-    from lab.models.eel_params import link_angles, link_positions, phi_from_q
+    from lab.papers.zhang2018_eel.model.params import link_angles, link_positions, phi_from_q
 
     spec = EelSpec()
     world = World(dt=0.001, arena=Water())

@@ -12,7 +12,7 @@ from lab.report.render import md_to_html
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    # seed001 only: other sections have their own tests (e.g. tests/test_seed003_report.py)
+    # seed001 only: other sections have their own tests (e.g. tests/test_zhang2018_eel_report.py)
     code = main(["report", "--quick", "--only", "seed001", "--workers", "1", "--out", str(out)])
     return code, out
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from lab import scenario as scn
-from lab.analysis.energy import OMEGA_PER_V_FOR_ETA2_025, eta2_interpretations, plot_energy_tracking
+from lab.papers.wang2011_creeping.analysis.energy import OMEGA_PER_V_FOR_ETA2_025, eta2_interpretations, plot_energy_tracking
 from lab.papers.wang2011_creeping.surfaces import COLUMNS, SURFACES, run_surfaces, table_markdown
 
 

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.analysis.turning import fit_circle, kasa_fit, turning_metrics
+from lab.papers.wang2011_creeping.analysis.turning import fit_circle, kasa_fit, turning_metrics
 
 
 def arc(R, direction, cx=1.0, cy=-2.0, a0=0.3, sweep=2.0, n=400, noise=0.0, wiggle=0.0, waves=6.0, seed=0):
@@ -83,8 +83,8 @@ def test_turning_metrics_uses_the_head_and_the_second_half():
 
 
 def test_law_figures_count_mismatches_and_cv():
-    from lab.analysis.turning import CircleFit
-    from lab.analysis.turning import fit_window
+    from lab.papers.wang2011_creeping.analysis.turning import CircleFit
+    from lab.papers.wang2011_creeping.analysis.turning import fit_window
     from lab.papers.wang2011_creeping.turning import law_figures
 
     def fit(R, d):

@@ -1,5 +1,5 @@
-"""Wang 2011 (seed 002), the engine side: the welded tail, the serpenoid's phase offset, the engine's
-applied torques against the unified model at the engine's own states, and the seed002 report section.
+"""Wang 2011, the engine side: the welded tail, the serpenoid's phase offset, the engine's
+applied torques against the unified model at the engine's own states, and its report section (id seed002).
 
 Short runs only (a fraction of a second); the two-period runs are `lab check unified_manipulation
 unified_locomotion` and `lab report --only seed002`."""
@@ -12,7 +12,7 @@ import pytest
 
 from lab import kernels
 from lab.controllers.serpenoid import Serpenoid, SerpenoidParams
-from lab.models.wang2011_params import TABLE_D1, Wang2011Params
+from lab.papers.wang2011_unified.params import TABLE_D1, Wang2011Params
 from lab.papers.wang2011_unified import study
 
 P = Wang2011Params()

@@ -1,4 +1,4 @@
-"""Wang 2011 (seed 002) unified locomotion/manipulation model against independent formulations.
+"""Wang 2011 unified locomotion/manipulation model against independent formulations.
 
 The independent side is written here from scratch in plain planar geometry: module yaws
 θ_i = x³ + Σ_{k=4}^{i} x^k, COMs by a loop over the joint points, Jacobians by complex-step
@@ -17,8 +17,8 @@ from scipy.integrate import simpson
 
 from lab.controllers.serpenoid import Serpenoid, SerpenoidParams
 from lab.forces.friction import AnisotropicCoulomb
-from lab.models import wang2011_unified as W
-from lab.models.wang2011_params import (
+from lab.papers.wang2011_unified import model as W
+from lab.papers.wang2011_unified.params import (
     INERTIA_CHECK,
     TABLE_D1,
     Wang2011Params,
@@ -422,7 +422,7 @@ def test_locomotion_trajectory_is_consistent_with_the_inverse_dynamics_and_the_l
 
 
 def test_study_runs_and_reports_both_cases():
-    from lab.models.wang2011_study import run_case, slip_speed_study
+    from lab.papers.wang2011_unified.slip_study import run_case, slip_speed_study
 
     p = replace(P, v_s=1e-3)
     c = run_case(p, periods=0.25, n_samples=101)

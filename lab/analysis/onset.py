@@ -1,4 +1,4 @@
-"""Motion onset from the centre of mass's path (Wang 2011 §4.3 drag trial, seed 001; issue #16).
+"""Motion onset from the centre of mass's path (the clock of the drag-course trial, Wang 2011 §4.3).
 
 A serpentine body wiggles in place long before it goes anywhere, so onset is defined from the net
 progress of the COM, not from its instantaneous speed: the *trailing-window speed*

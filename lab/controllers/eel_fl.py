@@ -1,4 +1,4 @@
-"""Joint-space feedback linearisation of the eel (Zhang 2018, seed 003, eqs. 34–39).
+"""Joint-space feedback linearisation of the eel (Zhang 2018, eqs. 34–39).
 
 The same law drives the analytic models and the engine:
 
@@ -16,7 +16,7 @@ The same law drives the analytic models and the engine:
   is not fed forward (the paper's choice).
 
 Joint convention: everything above is the paper's (φ_i = θ_i − θ_{i+1}, tail joint first). The engine
-controller maps the lab's joints with φ = −q and τ = −u (:mod:`lab.models.eel_params`).
+controller maps the lab's joints with φ = −q and τ = −u (:mod:`lab.papers.zhang2018_eel.model.params`).
 
 Default gait (the paper gives no α, ω, β): α = 30°, ω = 120°/s, β = 40° — lateral undulation of the
 kind simulated for underwater snake robots by Kelasidi et al. (2014–2016) and for land snakes by
@@ -138,7 +138,7 @@ class EelFeedbackLinearization(Controller):
 
     # ---------------------------------------------------------------- engine
     def eel_params(self, model: ModelInfo):
-        from ..models.eel_params import EelParams
+        from ..papers.zhang2018_eel.model.params import EelParams
 
         p = self.params
         m = float(model.mass[0]) - (p.u_n if p.added_mass_folded else 0.0)
@@ -151,7 +151,7 @@ class EelFeedbackLinearization(Controller):
                          u_n=p.u_n, lambda1=p.lambda1, lambda2=p.lambda2, lambda3=p.lambda3, source="engine")
 
     def reset(self, model: ModelInfo, dt: float) -> None:
-        from ..models.eel_noninertial import NonInertialModel
+        from ..papers.zhang2018_eel.model.noninertial import NonInertialModel
 
         super().reset(model, dt)
         self._ni = NonInertialModel(self.eel_params(model))

@@ -1,9 +1,9 @@
-"""Head-tracking partial feedback linearisation of the passive-wheel snake (Guo 2015, seed 000,
+"""Head-tracking partial feedback linearisation of the passive-wheel snake (Guo 2015,
 eqs. 19, 23, 24) for the engine's wheeled snake (lab.robots.wheeled_snake).
 
 Each step the controller reads the paper's state from the snapshot — the configuration
 q = (x, y, θ, φ_1 … φ_{n−1}) and the head velocity ṙ = (ẋ, ẏ) — evaluates the drift f and the input
-map g of the model (lab.models.guo2015_wheeled) *at that state* and returns
+map g of the model (lab.papers.guo2015_wheeled.model) *at that state* and returns
 
     u = g⁺(√(n m) ũ − f),   ũ = r̈_ref + k_d (ṙ_ref − ṙ) + k_p (r_ref − r)   (eqs. 23, 24),
 
@@ -37,8 +37,8 @@ from typing import Literal
 import numpy as np
 
 from ..fields import Validated, choice, num
-from ..models import guo2015_wheeled as gw
-from ..models.guo2015_params import PAPER, Guo2015Params
+from ..papers.guo2015_wheeled import model as gw
+from ..papers.guo2015_wheeled.params import PAPER, Guo2015Params
 from ..robots.wheeled_snake import Layout, lateral_slip
 from ..state import ModelInfo, RobotState
 from .base import Controller
@@ -80,7 +80,7 @@ def paper_state(state: RobotState, layout: Layout, l: float) -> tuple[np.ndarray
 
 
 class UnifiedPFL:
-    """:func:`lab.models.guo2015_wheeled.pfl_torque` (``model="unified"``) fused for the step loop: the same
+    """:func:`lab.papers.guo2015_wheeled.model.pfl_torque` (``model="unified"``) fused for the step loop: the same
     closed forms (eqs. 15–17, 22 corrected) with one cumulative sum, one sin and one cos, and the 2×2
     g gᵀ inverted in closed form (equal to the reference function to rounding, tested)."""
 

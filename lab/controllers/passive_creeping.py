@@ -1,4 +1,4 @@
-"""Passive creeping: energy-based serpentine control (Wang 2011, seed 001, eqs. 14–15)."""
+"""Passive creeping: energy-based serpentine control (Wang 2011, eqs. 14–15)."""
 
 from __future__ import annotations
 

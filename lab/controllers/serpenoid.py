@@ -19,7 +19,7 @@ class SerpenoidParams(Validated):
     so β > 0 makes the head lead and the wave run head → tail: forward locomotion.
     Defaults: α = 0.5 rad and ω = 2 rad/s as the passive-creeping head reference of Table 1;
     β = 2π/9 puts one full wave on the 9 joints of the 10-module snake. ``phase_offset`` φ₀ is the
-    tail joint's phase (0: i = 0, 1, …); Wang 2011's unified-dynamics gait (seed 002) counts
+    tail joint's phase (0: i = 0, 1, …); Wang 2011's unified-dynamics gait counts
     (i − 3)β from 1 at x⁴, i.e. φ₀ = β."""
 
     alpha: float = num(0.5, ge=0, le=math.pi, unit="rad", doc="amplitude α")

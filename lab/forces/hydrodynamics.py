@@ -1,4 +1,4 @@
-"""Hydrodynamic forces on a chain of submerged cylinders (Zhang 2018, seed 003, eqs. 22–27; after
+"""Hydrodynamic forces on a chain of submerged cylinders (Zhang 2018, eqs. 22–27; after
 Kelasidi et al. 2014), applied by the World every step.
 
 Per link i, with t_i its x axis (towards the head), n_i its y axis and b_i its z axis (world frame),
@@ -79,7 +79,7 @@ class HydroCoefficients(Validated):
 @dataclass(frozen=True)
 class Hydrodynamics(HydroCoefficients):
     """Morison-type hydrodynamics of Zhang 2018 §3.1 with the §4.2 numbers as defaults (see
-    lab/models/eel_params.py for where the paper's formulas disagree with its numbers).
+    lab/papers/zhang2018_eel/model/params.py for where the paper's formulas disagree with its numbers).
 
     ``c_t2``/``c_n2`` (quadratic drag) default to ``c_t``/``c_n`` as in eq. 22. ``current`` is (V_x, V_y)
     in m/s, world frame. ``buoyancy``: balance each link's weight. ``added_mass``: "folded" (the robot

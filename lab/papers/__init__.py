@@ -4,13 +4,13 @@ Each package holds that paper's study — its report section, its checks, the tr
 it uses — and registers them on import. Reusable parts stay where they are (robots, arenas, forces,
 controllers, models, analysis used by several papers, trials).
 
-| package              | paper (seed)                                                      | report section | checks |
+| package              | paper                                                             | report section | checks |
 |----------------------|-------------------------------------------------------------------|----------------|--------|
-| ``wang2011_creeping``| Wang et al. 2011, energy-based passive creeping (001)             | ``seed001``    | ``energy_balance``, ``turning_law`` |
-| ``zhang2018_eel``    | Zhang et al. 2018, eel robot in a non-inertial frame (003)        | ``seed003``    | ``eel_models``, ``eel_engine`` |
-| ``hu2013_tracked``   | Hu et al. 2013, tracked wheel-manipulator robot on a step (004)   | ``seed004``    | ``step_climb`` |
-| ``guo2015_wheeled``  | Guo et al. 2015, passive-wheel snake, unified model and PFL (000) | ``seed000``    | ``nonholonomic_models``, ``pfl_tracking``, ``pfl_engine`` |
-| ``wang2011_unified`` | Wang et al. 2011, unified locomotion/manipulation dynamics (002)  | ``seed002``    | ``unified_manipulation``, ``unified_locomotion`` |
+| ``wang2011_creeping``| Wang et al. 2011, energy-based passive creeping                   | ``seed001``    | ``energy_balance``, ``turning_law`` |
+| ``zhang2018_eel``    | Zhang et al. 2018, eel robot in a non-inertial frame              | ``seed003``    | ``eel_models``, ``eel_engine`` |
+| ``hu2013_tracked``   | Hu et al. 2013, tracked wheel-manipulator robot on a step         | ``seed004``    | ``step_climb`` |
+| ``guo2015_wheeled``  | Guo et al. 2015, passive-wheel snake, unified model and PFL       | ``seed000``    | ``nonholonomic_models``, ``pfl_tracking``, ``pfl_engine`` |
+| ``wang2011_unified`` | Wang et al. 2011, unified locomotion/manipulation dynamics        | ``seed002``    | ``unified_manipulation``, ``unified_locomotion`` |
 
 To change how paper X is reproduced, open its package here; to add a paper, add a package and list
 it in :data:`PAPERS`.
@@ -24,11 +24,12 @@ PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unif
 
 
 def load_all() -> None:
-    """Import every paper's checks and report modules: importing them registers them. (A paper's package
-    itself may register nothing, so that the library can import its analytic model alone.)"""
+    """Import every paper's package and the modules it lists in ``REGISTERS`` (its report section(s) and
+    checks). Importing a paper's model alone (as a library controller does) registers nothing."""
     for name in PAPERS:
-        for part in ("checks", "report"):
-            importlib.import_module(f"{__name__}.{name}.{part}")
+        package = importlib.import_module(f"{__name__}.{name}")
+        for module in getattr(package, "REGISTERS", ()):
+            importlib.import_module(f"{package.__name__}.{module}")
 
 
 __all__ = ["PAPERS", "load_all"]

@@ -1,4 +1,4 @@
-"""Eel robot of Zhang 2018 (seed 003, §4.2): a neutrally buoyant chain of circular cylinders."""
+"""Eel robot of Zhang 2018 (§4.2): a neutrally buoyant chain of circular cylinders."""
 
 from __future__ import annotations
 

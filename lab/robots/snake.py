@@ -1,4 +1,4 @@
-"""Wheeled snake robot of Wang 2011 (seed 001, Table 1)."""
+"""Wheeled snake robot of Wang 2011's passive creeping (Table 1)."""
 
 from __future__ import annotations
 

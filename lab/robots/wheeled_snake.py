@@ -1,7 +1,7 @@
-"""Passive-wheel snake of Guo et al. 2015 (seed 000): a planar chain of modules, each on a real axle
+"""Passive-wheel snake of Guo et al. 2015: a planar chain of modules, each on a real axle
 with two free wheels at its centre, the engine's Coulomb friction on the wheels giving the no-slip.
 
-The paper's model (lab.models.guo2015_wheeled) has, per module, mass m, yaw inertia J about the
+The paper's model (lab.papers.guo2015_wheeled.model) has, per module, mass m, yaw inertia J about the
 centre and an ideal knife-edge wheel there (no lateral slip, eq. 1). This robot has the same m and J
 (totals over the module's body and its two wheels, derived from the geometry below, never typed) and
 gets its no-slip from contact friction instead of a constraint: what the two can differ in is the

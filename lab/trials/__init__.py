@@ -3,7 +3,7 @@
 - :mod:`lab.trials.base`        the hook protocol and the registry (``[trial] type = "…"``)
 - :mod:`lab.trials.drag_course` the drag trial: a payload on a rope, a timed course (Wang 2011 §4.3)
 - :mod:`lab.trials.step_climb`  the tracked robot's climb: stop once decided, the ``climb.*`` metrics
-- :mod:`lab.trials.welded_tail` the snake as a manipulator: its tail welded to the world (Wang 2011, seed 002)
+- :mod:`lab.trials.welded_tail` the snake as a manipulator: its tail welded to the world (Wang 2011 unified dynamics)
 
 The runner knows no trial by name: it calls the hooks of whatever the scenario selected.
 """

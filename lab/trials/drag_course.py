@@ -7,7 +7,7 @@ once the robot's COM has advanced ``length`` along the initial heading from wher
 The rope is a force law (``[forces.tether] type = "tether"``, ``body = "payload"``), so the trial
 itself pushes nothing.
 
-The clock (issue #16): ``clock = "start"`` times the course from t = 0, so a controller that needs
+The clock: ``clock = "start"`` times the course from t = 0, so a controller that needs
 time to start moving (passive creeping builds its coupling gain from zero) has its start-up in the
 first part; ``clock = "onset"`` starts it at motion onset (:mod:`lab.analysis.onset`: the COM's
 trailing-window speed over ``onset_window`` reaches ``onset_speed`` and stays there ``onset_hold``),

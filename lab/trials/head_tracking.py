@@ -1,4 +1,4 @@
-"""The head-tracking task of Guo 2015 (seed 000, §5.3): the passive-wheel snake's head follows
+"""The head-tracking task of Guo 2015 (§5.3): the passive-wheel snake's head follows
 r_ref(t) under the PFL controller; the trial adds the task's metrics.
 
 ``[trial] type = "head_tracking"`` needs ``[robot] type = "wheeled_snake"`` and ``[controller] type =

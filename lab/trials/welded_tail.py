@@ -1,4 +1,4 @@
-"""The welded tail (Wang 2011 §4.2, seed 002): the snake as a manipulator, its tail module fixed to
+"""The welded tail (Wang 2011 unified dynamics, §4.2): the snake as a manipulator, its tail module fixed to
 the world where the robot was loaded (the paper's eq. 26: x¹, x², x³ held).
 
 ``[trial] type = "welded_tail"`` makes the robot's URDF base (link 0, the tail) a fixed base. Bullet

@@ -1,6 +1,8 @@
-"""Guo et al. 2015 (seed 000), the passive-wheel snake: dynamics–control unified model and head-tracking
-partial feedback linearisation, reproduced on the engine.
+"""Guo et al. 2015, the passive-wheel snake: dynamics–control unified model and head-tracking
+partial feedback linearisation, reproduced on the engine (what is where: README.md beside this file).
 
+- :mod:`.params`        Table 1 and §§4.6, 5.2–5.3, the paper's conventions (no pybullet)
+- :mod:`.model`         the constrained Euler–Lagrange model, the unified model (eqs. 14–17, corrected), PFL
 - :mod:`.study`         the engine run and the model runs under the same PFL law, in the paper's coordinates;
                         the paper's q0 from the scenario; the wheel friction the model's start needs
 - :mod:`.wheel_inertia` the model plus the engine wheels' spin inertia (a diagnostic for the comparison)
@@ -8,8 +10,9 @@ partial feedback linearisation, reproduced on the engine.
 - :mod:`.checks`        the ``nonholonomic_models``, ``pfl_tracking`` and ``pfl_engine`` checks
 
 Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the head-tracking PFL
-controller (lab.controllers.head_tracking_pfl), the head-tracking trial (lab.trials.head_tracking), the
-analytic models lab.models.guo2015_wheeled / guo2015_params; scenarios/snake_head_tracking.toml.
+controller (lab.controllers.head_tracking_pfl, which evaluates :mod:`.model`), the head-tracking trial
+(lab.trials.head_tracking); scenarios/snake_head_tracking.toml.
 """
 
-from . import checks, report  # noqa: F401  (registration)
+# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
+REGISTERS = ("checks", "report")

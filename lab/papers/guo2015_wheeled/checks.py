@@ -1,4 +1,4 @@
-"""nonholonomic_models, pfl_tracking, pfl_engine: the cross-checks of Guo 2015 (seed 000).
+"""nonholonomic_models, pfl_tracking, pfl_engine: the cross-checks of Guo 2015.
 
 * ``nonholonomic_models`` — the unified model in its corrected closed form (eqs. 15–17, 22) against the
   same model built numerically (null space, Gram–Schmidt in the metric, eq. 10 from complex-step Lie
@@ -38,8 +38,8 @@ def _rel(a, b) -> float:
 @check("nonholonomic_models")
 def nonholonomic_models(overrides) -> dict[str, Figure]:
     """unified closed form vs numerical construction vs constrained E–L, n = 4, 9, 15: q̈ and PFL torques ≤ 1e-9 relative"""
-    from ...models import guo2015_wheeled as gw
-    from ...models.guo2015_params import Guo2015Params
+    from . import model as gw
+    from .params import Guo2015Params
 
     rng = np.random.default_rng(2015)
     worst = {"numeric": 0.0, "el_kkt": 0.0, "el_nullspace": 0.0, "torque": 0.0}
@@ -82,7 +82,7 @@ def nonholonomic_models(overrides) -> dict[str, Figure]:
 @check("pfl_tracking")
 def pfl_tracking(overrides) -> dict[str, Figure]:
     """PFL on the unified model, Table 1, 60 s: head RMS over t ≥ 20 s ≤ 1 mm; φ periodic with the reference's period"""
-    from ...models import guo2015_wheeled as gw
+    from . import model as gw
     from . import study
 
     sc = study.load(overrides)

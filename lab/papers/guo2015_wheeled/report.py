@@ -4,7 +4,7 @@ Counterparts of the paper's Figs 4–6 — the head's path against the reference
 torques — with the engine (scenarios/snake_head_tracking.toml) and the unified model under the same PFL law
 on the same axes; the wheel friction the model's start needs and the engine's lateral slip; the three
 formulations' agreement (the ``nonholonomic_models`` figures) and spot values; the slips found in the
-paper's printed equations (lab.models.guo2015_wheeled.SLIPS).
+paper's printed equations (lab.papers.guo2015_wheeled.model.SLIPS).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _phi_colors(n):
 def fig_head(eng, mod, p):
     import matplotlib.pyplot as plt
 
-    from ...models import guo2015_wheeled as gw
+    from . import model as gw
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.0), gridspec_kw={"width_ratios": [1.6, 1]})
     t_ref = np.linspace(0.0, mod.t[-1], 600)
@@ -135,7 +135,7 @@ def fig_wheels(mu_t, mu_req, mu_engine, slip_t, slip, rubber_t, rubber_slip):
 
 
 def slip_table() -> str:
-    from ...models.guo2015_wheeled import slip_rows
+    from .model import slip_rows
 
     lines = ["| equation | printed | corrected | evidence |", "|---|---|---|---|"]
     for eq, printed, corrected, evidence in slip_rows():
@@ -153,7 +153,7 @@ def torque_periodicity(sig, period: float, t0: float = 30.0, t1: float = 36.0) -
 
 
 @section("seed000", title="Passive-wheel snake: unified model, PFL head tracking, engine",
-         paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot (seed 000)")
+         paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot")
 def seed000(ctx) -> SectionResult:
     from ...tolerances import tol
     from . import study
@@ -310,7 +310,7 @@ def seed000(ctx) -> SectionResult:
         "lab/papers/guo2015_wheeled/wheel_inertia.py, gives the engine's +2 %) and the 5 ms step.",
         "",
         "**Slips in the paper's printed equations** (found while deriving the models; each shown by a test, "
-        "lab.models.guo2015_wheeled.SLIPS):",
+        "lab.papers.guo2015_wheeled.model.SLIPS):",
         "",
         slip_table(),
     ]

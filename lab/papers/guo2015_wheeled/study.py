@@ -22,9 +22,9 @@ import numpy as np
 
 from ... import scenario as scn
 from ...controllers.head_tracking_pfl import wrap
-from ...models import guo2015_wheeled as gw
-from ...models.guo2015_params import Guo2015Params
 from ...robots.wheeled_snake import Layout
+from . import model as gw
+from .params import Guo2015Params
 
 SCENARIO = "snake_head_tracking"
 

@@ -8,7 +8,7 @@ not simply be added to the Lagrangian and differentiated; with the wheel angles 
 the rolling conditions as constraints, the wheels' equations I_s ψ̈ = (constraint force)·r eliminate
 to the generalised force −m_a Σ_i a_iᵀ ṡ_i − J_a Σ_i Θ_iᵀ θ̈_i, with a_i = t_iᵀ ∂C_i/∂q, Θ_i = ∂θ_i/∂q,
 m_a = 2 I_s/r² and J_a = m_a w². With ṡ_i = a_i q̈ + t_i · (J̇_i q̇) (the term θ̇_i n_i · Ċ_i vanishes on the
-lateral constraint), the constrained E–L equations of lab.models.guo2015_wheeled become
+lateral constraint), the constrained E–L equations of lab.papers.guo2015_wheeled.model become
 
     (M + m_a Σ a_iᵀ a_i + J_a ΘᵀΘ) q̈ + h + m_a Σ a_iᵀ (t_i · J̇_i q̇) = B u + Aᵀ λ,   A q̈ + Ȧ q̇ = 0.
 
@@ -24,8 +24,8 @@ import time
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ...models import guo2015_wheeled as gw
-from ...models.guo2015_params import Guo2015Params
+from . import model as gw
+from .params import Guo2015Params
 
 
 def wheel_terms(spec) -> tuple[float, float]:

@@ -1,4 +1,4 @@
-"""Why E stops short of E_ref (issue #16): the steady state of passive creeping against its coupling
+"""Why E stops short of E_ref: the steady state of passive creeping against its coupling
 gain, the Fig 7 rows run long, the E_ref × ω reachability map and the start-up onset.
 
 Eq. 15 makes the body joints follow each other with the gain G = K·∫(E_ref − E)dt. With G held
@@ -20,17 +20,17 @@ from pathlib import Path
 import numpy as np
 
 from ...analysis.onset import motion_onset
-from ...analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
 from ...tolerances import tol
+from .analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
 
 SCENARIO = "snake_passive_creeping"
 GAINS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0, 5.0)  # N·m/rad, frozen K·∫
 CHAR_DURATION_S = 30.0  # settled within ~12 s at every gain (measured; the window is the last 12 s)
 CHAR_WINDOW_S = 12.0
-LONG_DURATION_S = 120.0  # Fig 7 rows, issue #16: ≥ 120 s
+LONG_DURATION_S = 120.0  # Fig 7 rows: ≥ 120 s
 LEVEL_SPAN_S = 20.0
 ONSET = dict(v_on=0.01, window=math.pi, hold=2.0)  # motion onset: as the drag trial's clock (snake_drag.toml)
-REACH_SWEEP = "seed001_reachability.toml"
+REACH_SWEEP = "wang2011_creeping_reachability.toml"
 # E_max(ω): the frozen-gain characteristic at the reachability map's other head frequencies (Fig 7's
 # start-up ground and E_ref; ω = 2 is the first triple's characteristic)
 OMEGA_GAINS = (0.3, 0.6, 1.0, 1.5, 2.0, 3.0, 5.0)
@@ -98,7 +98,7 @@ def omega_of(result) -> float:
 
 
 def steady(result, fixed: float | None = None) -> dict:
-    """The last CHAR_WINDOW_S of a run (whole periods): :func:`lab.analysis.wave.window_state`, plus
+    """The last CHAR_WINDOW_S of a run (whole periods): :func:`lab.papers.wang2011_creeping.analysis.wave.window_state`, plus
     the motion onset and whether a joint touched its limit."""
     s, sc = result.series, result.scenario
     c = sc.controller
@@ -116,7 +116,7 @@ def steady(result, fixed: float | None = None) -> dict:
 
 def hits_limit(result) -> bool:
     q = result.series["q"]
-    return bool(len(q) and np.abs(q).max() >= result.scenario.robot.joint_limit - tol("seed001.joint_limit_margin_rad"))
+    return bool(len(q) and np.abs(q).max() >= result.scenario.robot.joint_limit - tol("creeping.joint_limit_margin_rad"))
 
 
 def characteristic(results: dict, triples) -> dict:
@@ -145,14 +145,14 @@ def long_record(result, E_max: float | None) -> dict:
     s, c = result.series, result.scenario.controller
     t, E = s["t"], s["E"]
     P = 2 * math.pi / c.xd_omega if c.xd_omega > 0 else 1.0
-    rel = tol("seed001.reach_rel")
+    rel = tol("creeping.reach_rel")
     n = max(1, int(round(P / float(np.median(np.diff(t)))))) if len(t) > 1 else 1
     Ebar = np.convolve(E, np.ones(n) / n, mode="valid") if len(E) >= n else np.asarray(E)
     gain = coupling_gain_series(s, c.E_ref, c.K_body)
     last = window_state(s, max(0.0, t[-1] - CHAR_WINDOW_S), t[-1], c.xd_omega, gain) if len(t) > 3 else {}
     t_reach = time_to_reach(t, E, c.E_ref, rel, P) if len(t) > 3 else float("nan")
     return {"E_ref": c.E_ref, "t_reach": t_reach, "reached": math.isfinite(t_reach), "trend": trend(t, Ebar, n),
-            "t_level": levelled_at(t, E, LEVEL_SPAN_S, tol("seed001.level_rel"), P) if len(t) > 3 else float("nan"),
+            "t_level": levelled_at(t, E, LEVEL_SPAN_S, tol("creeping.level_rel"), P) if len(t) > 3 else float("nan"),
             "E_peak": float(np.max(Ebar)) if len(Ebar) else float("nan"),
             "t_peak": float(t[n - 1 + int(np.argmax(Ebar))]) if len(Ebar) and len(E) >= n else float("nan"),
             "E_end": last.get("E_J", float("nan")), "G_end": float(gain[-1]) if len(gain) else float("nan"),
@@ -167,7 +167,7 @@ def trend(t, Ebar, n: int) -> str:
         return "level"
     tb = t[n - 1:]
     k = int(np.searchsorted(tb, tb[-1] - LEVEL_SPAN_S))
-    rel = tol("seed001.level_rel")
+    rel = tol("creeping.level_rel")
     end, before, peak = float(Ebar[-1]), float(Ebar[min(k, len(Ebar) - 1)]), float(np.max(Ebar))
     if end > before * (1 + rel):
         return "rising"
@@ -182,7 +182,7 @@ TREND_WORDS = {"rising": "still rising", "peaked": "passed its peak, falling", "
 
 # ------------------------------------------------------------------ reachability (E_ref × ω)
 def reach_points() -> tuple[list[dict], dict]:
-    """The sweep file's grid points and its fixed overrides (scenarios/sweeps/seed001_reachability.toml)."""
+    """The sweep file's grid points and its fixed overrides (scenarios/sweeps/wang2011_creeping_reachability.toml)."""
     from ... import scenario as scn
     from ...sweep.definition import load_sweep, points
 

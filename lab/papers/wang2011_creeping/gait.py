@@ -4,12 +4,12 @@
 
 - rhythm onset and period from the joint torques' recurrence (eq. 16): ``time.rhythmic_s``,
   ``rhythm.*`` (:func:`lab.analysis.recurrence.rhythm_metrics`);
-- the turning circle of the head path (Fig 8): ``turn.*`` (:func:`lab.analysis.turning.turning_metrics`).
+- the turning circle of the head path (Fig 8): ``turn.*`` (:func:`lab.papers.wang2011_creeping.analysis.turning.turning_metrics`).
   On a straight path (``turn.direction`` = 0) the circle is undefined: ``turn.radius_m`` is inf
   (written as null) and the raw fitted radius ``turn.radius_fit_m`` — a meaningless 10⁷ m on a
   straight run — is left out;
 - the η2 interpretations of Table 2: ``energy.eta2_com``, ``energy.omega_per_v_rad_m``
-  (:func:`lab.analysis.energy.eta2_interpretations`).
+  (:func:`lab.papers.wang2011_creeping.analysis.energy.eta2_interpretations`).
 
 They assume the plain snake of the paper: a chain of identical modules, link 0 the tail and the
 last link the head.
@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...analysis.energy import eta2_interpretations
+from .analysis.energy import eta2_interpretations
 from ...analysis.recurrence import rhythm_metrics
-from ...analysis.turning import turning_metrics
+from .analysis.turning import turning_metrics
 
 
 def gait_metrics(series: dict, scenario) -> dict:

@@ -4,7 +4,7 @@
     of the joint torques with the onset of rhythmic motion (Fig 6, eq. 16);
 (b) kinetic energy regulated towards E_ref for several (E_ref, μ_n, μ_t) (Fig 7), run 120 s, and why
     E stops short of E_ref: the steady state against a frozen coupling gain, the E_ref × ω
-    reachability map and the start-up onset (characteristic.py, issue #16);
+    reachability map and the start-up onset (characteristic.py);
 (c) head paths for several turning parameters φ_t with fitted circles (Fig 8);
 (d) η2 on three surfaces for passive creeping and serpenoid (Table 2);
 (e) the drag trial, passive creeping against serpenoid, over payload mass (Figs 12–14);
@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from ...analysis.energy import ETA2_NOTE
 from ...report import Row, SectionResult, section
 from ...tolerances import tol
+from .analysis.energy import ETA2_NOTE
 
 SCENARIO = "snake_passive_creeping"
 # (E_ref [J], mu_n, mu_t): Fig 7's start-up case first, then two more of the paper's combinations.
@@ -101,7 +101,7 @@ def fig_energy(results: dict, char: dict, reach: list, emax: dict | None = None)
     speed against the gain; (d) the E_ref × ω reachability map."""
     import matplotlib.pyplot as plt
 
-    from ...analysis.energy import plot_energy_tracking
+    from .analysis.energy import plot_energy_tracking
     from .characteristic import plot_characteristic, plot_reach
 
     fig, ((ax, bx), (cx, dx)) = plt.subplots(2, 2, figsize=(14, 10))
@@ -121,12 +121,12 @@ def fig_energy(results: dict, char: dict, reach: list, emax: dict | None = None)
 
 
 def energy_rows(results: dict, char: dict) -> list[Row]:
-    """Fig 7 rows run long (issue #16): reached or not, time to reach, and the E_max of the frozen-gain
+    """Fig 7 rows run long: reached or not, time to reach, and the E_max of the frozen-gain
     characteristic that explains it."""
     from .characteristic import long_record
 
     rows = []
-    rel = tol("seed001.reach_rel")
+    rel = tol("creeping.reach_rel")
     for triple in TRIPLES:
         E_ref, mn, mt = triple
         r = results[run_name(triple)]
@@ -138,7 +138,7 @@ def energy_rows(results: dict, char: dict) -> list[Row]:
         rec = long_record(r, c["E_max"] if c else None)
         emax = (f"E_max {'≥' if c.get('edge') else '='} {c['E_max']:.2f} J at K·∫ = {c['G_at_max']:g} N·m/rad "
                 "(frozen-gain characteristic)" if c else "no characteristic in this run")
-        lvl = f"levelled (±{tol('seed001.level_rel'):.0%} for 20 s) by {rec['t_level']:.0f} s" if math.isfinite(
+        lvl = f"levelled (±{tol('creeping.level_rel'):.0%} for 20 s) by {rec['t_level']:.0f} s" if math.isfinite(
             rec["t_level"]) else "not levelled"
         lim = "; a joint reached its ±90° limit" if rec["limit"] else ""
         if rec["reached"]:
@@ -173,11 +173,11 @@ def eta2_row(results: dict) -> Row:
 
 def onset_rows(result, char: dict) -> list[Row]:
     """Onset of rhythmic motion from the joint-torque recurrence (eq. 16) over the first STARTUP_S
-    of the E_ref = 1 J run (Fig 5's ~7 s is read off a figure), and what sets it (issue #16): the COM
+    of the E_ref = 1 J run (Fig 5's ~7 s is read off a figure), and what sets it: the COM
     starts moving once the integral has built the coupling gain up, at ≈ K·E_ref·t while E ≈ 0."""
     from ...analysis.onset import motion_onset
     from ...analysis.recurrence import rhythm_metrics
-    from ...analysis.wave import coupling_gain_series
+    from .analysis.wave import coupling_gain_series
     from .characteristic import ONSET
 
     cut = head_of(result.series, STARTUP_S)
@@ -240,12 +240,12 @@ def balance_row(results: dict) -> Row:
 
 
 def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad: list | None = None) -> str:
-    """The section's explanation of Fig 7 with the measured numbers (issue #16)."""
+    """The section's explanation of Fig 7 with the measured numbers."""
     from .characteristic import char_table, reach_table
 
     if not char:
         return "*Why E stops short of E_ref*: the frozen-gain characteristic is not run in quick mode."
-    parts = ["**Why E stops short of E_ref** (issue #16). Eq. 15 couples each body joint to its head-side "
+    parts = ["**Why E stops short of E_ref**. Eq. 15 couples each body joint to its head-side "
              "neighbour with the gain K·∫(E_ref − E)dt. Freezing that gain "
              "(`controller.coupling_gain_fixed`) and letting the snake settle gives its steady state as a "
              "function of the gain (table below; 30-s runs, last 12 s, whole periods of ω): a stiffer coupling "
@@ -281,7 +281,7 @@ def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad:
 
 
 @section("seed001", title="Passive creeping: start-up and energy regulation",
-         paper="Wang et al. 2011, energy-based passive creeping control, Acta Automatica Sinica (seed 001)")
+         paper="Wang et al. 2011, energy-based passive creeping control, Acta Automatica Sinica")
 def seed001(ctx) -> SectionResult:
     from . import characteristic as ch
     from . import studies as more
@@ -310,7 +310,7 @@ def seed001(ctx) -> SectionResult:
                                 "K·∫ (`controller.coupling_gain_fixed`, 30-s runs, last 12 s) with the running "
                                 "integral's path of (a) on top; (c) phase lag per joint and COM speed against the "
                                 "gain; (d) where E reaches E_ref over E_ref × the head frequency ω "
-                                "(`scenarios/sweeps/seed001_reachability.toml`), black bars: E_max(ω) of the frozen-gain "
+                                "(`scenarios/sweeps/wang2011_creeping_reachability.toml`), black bars: E_max(ω) of the frozen-gain "
                                 "characteristic there."),
     ]
     body = [

@@ -107,7 +107,7 @@ def recurrence_figure(result, ctx):
 
 # ------------------------------------------------------------------ drag trial (Figs 12–14)
 DRAG_SEEDS = (1, 2, 3)
-CONTROL_MASS = 0.01  # kg: the light-payload control run beside every loaded one (issue #16)
+CONTROL_MASS = 0.01  # kg: the light-payload control run beside every loaded one
 # payload masses per gait, swept until the gait no longer runs the course: the serpenoid's fixed torques
 # give out between 1 and 2 kg; passive creeping's gain keeps growing, so it is given 300 s (its onset
 # comes ~30 s later per kg up to 3 kg; with 4 kg it creeps below 1 cm/s until ~270 s, with 6 kg it made
@@ -152,7 +152,7 @@ def drag_runs(quick: bool) -> list[tuple]:
 def gain_at_onset(result) -> float:
     """Passive creeping's coupling gain K·∫(E_ref − E)dt when the COM started moving (NaN for other
     controllers or without onset): the gain this load needed."""
-    from ...analysis.wave import coupling_gain_series
+    from .analysis.wave import coupling_gain_series
 
     c, m = result.scenario.controller, result.metrics
     t_on = m.get("drag.onset_s")

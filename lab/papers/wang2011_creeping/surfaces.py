@@ -16,7 +16,7 @@ surfaces on a line through the ranges of the paper's own simulation pairs, (0.3,
                                             "rolling friction 1–2 orders below sliding")
 
 These are assumptions, not measurements; the ratio μ_n/μ_t goes 17, 20, 30. The paper's Table 2 values
-are experimental (real robot, Optotrak); see :data:`lab.analysis.energy.ETA2_NOTE` for why the engine's
+are experimental (real robot, Optotrak); see :data:`lab.papers.wang2011_creeping.analysis.energy.ETA2_NOTE` for why the engine's
 η2 (eq. 11) is ≈ 0.99 instead.
 """
 
@@ -25,8 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ... import scenario as scn
-from ...analysis.energy import eta2_interpretations
 from ...runner import run_scenario
+from .analysis.energy import eta2_interpretations
 
 
 @dataclass(frozen=True)
@@ -90,7 +90,9 @@ def table_markdown(rows: list[dict]) -> str:
 
 
 if __name__ == "__main__":  # pragma: no cover - manual use: python -m lab.papers.wang2011_creeping.surfaces [duration]
+    import logging
     import sys
 
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
     dur = float(sys.argv[1]) if len(sys.argv) > 1 else None
-    print(table_markdown(run_surfaces(dur)))
+    logging.getLogger(__name__).info("%s", table_markdown(run_surfaces(dur)))

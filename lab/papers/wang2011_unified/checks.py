@@ -1,4 +1,4 @@
-"""unified_manipulation, unified_locomotion: Wang 2011's unified dynamics (seed 002) against the engine.
+"""unified_manipulation, unified_locomotion: Wang 2011's unified dynamics against the engine.
 
 Both compare the torques the engine **applied** (a stiff serpenoid PD loop, scenarios
 snake_unified_*.toml) with the model's at the engine's own states: eq. 27 (tail welded) or eq. 22

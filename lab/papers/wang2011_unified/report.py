@@ -1,8 +1,8 @@
-"""Report section ``seed002``: Wang et al. 2011, unified locomotion/manipulation dynamics (seed 002).
+"""Report section ``seed002``: Wang et al. 2011, unified locomotion/manipulation dynamics.
 
 Counterparts of the paper's Fig 5 — (a) the tail's track in locomotion, (b) the snake welded at its
 tail, (c, d) the joint torques of both cases — with the engine (PyBullet, scenarios
-snake_unified_*.toml) and the model (lab.models.wang2011_unified) on the same axes; the per-joint
+snake_unified_*.toml) and the model (lab.papers.wang2011_unified.model) on the same axes; the per-joint
 error table beside the paper's (unified model vs Newton–Euler there, model vs engine here); and the
 friction-regularisation study: mean |τ| per joint against the slip speed v_s of tanh(v/v_s).
 
@@ -72,7 +72,7 @@ def fig_tail_tracks(c):
 def fig_manipulation(c):
     import matplotlib.pyplot as plt
 
-    from ...models.wang2011_unified import kinematics
+    from .model import kinematics
 
     fig, ax = plt.subplots(figsize=(8, 5))
     run = c.run
@@ -240,7 +240,7 @@ def regularisation_rows(cases, v0: float, id_err: float) -> list[Row]:
             "the comparison's v_s is the engine's: it compares the regularised law on both sides, not the paper's hard "
             "sign; the hard-sign torques are the model's small-v_s values"),
         Row(f"manipulation torques at v_s = {small.v_s:.0e} vs {big.v_s:g} m/s (model, Table D1)",
-            _fmt(100 * r_ma, "{:.2f}") + " %", "— (insensitive, issue #13)", "info",
+            _fmt(100 * r_ma, "{:.2f}") + " %", "— (insensitive)", "info",
             "the welded modules slide at cm/s: tanh(v/v_s) is a sign almost everywhere"),
         Row("engine's other counterpart: calculateInverseDynamics (fixed-base copy) − Σ Jᵀ F vs the applied torque",
             f"{id_err:.0e}", "—", "info", "mean relative error, max over the joints, welded case"),
@@ -287,11 +287,11 @@ def engine_slip_table(points) -> str:
 
 
 @section("seed002", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
-         paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf; seed 002)")
+         paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf)")
 def seed002(ctx) -> SectionResult:
     import time
 
-    from ...models.wang2011_params import INERTIA_CHECK
+    from .params import INERTIA_CHECK
     from . import study
 
     quick = ctx.quick
@@ -408,7 +408,7 @@ def seed002(ctx) -> SectionResult:
         "3e-4 and 1e-4 m/s); the paper's own torques are the model's v_s → 0 rows.",
         "",
         f"**The model's mean |τ| against v_s** (Table D1, I = 0.016, from the on-gait start over {periods:g} periods, "
-        "lab.models.wang2011_study; ÷ (v_s → 0): locomotion relative to the smallest v_s):",
+        "lab.papers.wang2011_unified.slip_study; ÷ (v_s → 0): locomotion relative to the smallest v_s):",
         "",
         slip_table(cases),
         "",

@@ -3,7 +3,7 @@
 * :func:`engine_run` — a scenario on the engine, started **on the gait** like the model (joint angles
   and rates of the serpenoid at t = 0, the base at rest), every step's applied torque kept with the
   state it was computed from and the next state's velocities (for the step's acceleration);
-* :func:`model_params` — :class:`~lab.models.wang2011_params.Wang2011Params` from a scenario: the
+* :func:`model_params` — :class:`~lab.papers.wang2011_unified.params.Wang2011Params` from a scenario: the
   engine robot's geometry (``inertia="engine"``) or Table D1's I = 0.016 kg·m² (``"paper"``), the
   scenario's gait, friction law and slip speed;
 * :func:`torques_along` — the model's joint torques evaluated at the engine's own states;
@@ -17,7 +17,7 @@ u_{k+1} = u_k + dt·M(x_k)⁻¹(τ_k + J(x_k)ᵀF_k − C(x_k, u_k)). So τ_k is
 M(x_k) a_k + C(x_k, u_k) − J(x_k)ᵀF_k with a_k = (u_{k+1} − u_k)/dt, the forward difference. The model's
 eq. 22 (eq. 27 welded) evaluated at (x_k, u_k, a_k) must therefore return τ_k to rounding, if the engine
 computes the same physics. The base velocities are mapped to the paper's coordinates at s_k
-(:func:`~lab.models.wang2011_params.paper_base_from_lab`), the map being linear in the acceleration.
+(:func:`~lab.papers.wang2011_unified.params.paper_base_from_lab`), the map being linear in the acceleration.
 The alternative — the engine's ``calculateInverseDynamics`` on a fixed-base copy plus the friction
 mapped by the link Jacobians — gives the same numbers for the welded case (tests), but it is a second
 code path to the torque the engine actually applied, and it has no free-base counterpart.
@@ -32,9 +32,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ... import scenario as scn
-from ...models.wang2011_params import Wang2011Params, paper_base_from_lab
-from ...models.wang2011_unified import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
-                                        mean_abs_torque)
+from .params import Wang2011Params, paper_base_from_lab
+from .model import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
+                    mean_abs_torque)
 
 SCENARIOS = {"locomotion": "snake_unified_locomotion", "manipulation": "snake_unified_manipulation"}
 
@@ -431,8 +431,8 @@ def case_comparison(case: str, overrides=None) -> Comparison:
 
 
 def model_slip_case(v_s: float, periods: float, inertia: str = "paper", n_samples: int = 2001):
-    """The model study's :func:`~lab.models.wang2011_study.run_case` at v_s (Table D1, or the engine's I)."""
-    from ...models.wang2011_study import run_case
+    """The model study's :func:`~lab.papers.wang2011_unified.slip_study.run_case` at v_s (Table D1, or the engine's I)."""
+    from .slip_study import run_case
 
     p = Wang2011Params(v_s=float(v_s))
     if inertia == "engine":

@@ -1,8 +1,8 @@
-"""Eel (seed 003) signals and comparisons: engine runs and analytic-model runs reduced to the same
+"""Zhang 2018 eel signals and comparisons: engine runs and analytic-model runs reduced to the same
 signals — heading θ0, CM trajectory, CM velocity, joint-1 torque (paper convention) — on one time grid.
 
 Engine signals come from a run's recorded series (lab convention: link 0 = tail, q = child − parent
-yaw); they are mapped to the paper's (φ = −q, u = −τ; :mod:`lab.models.eel_params`).
+yaw); they are mapped to the paper's (φ = −q, u = −τ; :mod:`lab.papers.zhang2018_eel.model.params`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...models.eel_params import EelParams
+from .model.params import EelParams
 
 
 @dataclass
@@ -115,8 +115,8 @@ def run_model(kind: str, params: EelParams, ctrl_params, t_end: float, t_eval: n
               atol: float = 1e-6) -> EelSignals:
     """Simulate the 'exact' or 'noninertial' model under the eel controller from the zero state."""
     from ...controllers.eel_fl import EelFeedbackLinearization
-    from ...models.eel_exact import ExactModel
-    from ...models.eel_noninertial import NonInertialModel
+    from .model.exact import ExactModel
+    from .model.noninertial import NonInertialModel
 
     cls = {"exact": ExactModel, "noninertial": NonInertialModel}[kind]
     model = cls(params, EelFeedbackLinearization(ctrl_params))

@@ -1,4 +1,4 @@
-"""eel_models, eel_engine: the three-way cross-check of Zhang 2018 (seed 003) over eq. 39's 50 s schedule.
+"""eel_models, eel_engine: the three-way cross-check of Zhang 2018 over eq. 39's 50 s schedule.
 
 * ``eel_models`` — the non-inertial model (eqs. 28–33) against the exact model (eqs. 20–21), both under
   the feedback-linearising controller, integrated with solve_ivp at the paper's rtol = atol = 1e-6.

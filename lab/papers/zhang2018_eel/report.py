@@ -1,4 +1,4 @@
-"""Report section ``seed003``: Zhang et al. 2018, eel robot in a non-inertial frame (seed 003).
+"""Report section ``seed003``: Zhang et al. 2018, eel robot in a non-inertial frame.
 
 Counterparts of the paper's Figs 2–7 — heading, CM trajectory, CM velocity x and y, joint torques —
 with three curves on the same axes: the engine (PyBullet, scenarios/eel_forward_turn.toml), the exact
@@ -178,7 +178,7 @@ def diagnostic_rows(rows: list[dict]) -> list[Row]:
 
 
 def discrepancy_table() -> str:
-    from ...models.eel_params import discrepancy_rows
+    from .model.params import discrepancy_rows
 
     lines = ["| coefficient | printed formula (§3.1) | its value | §4.2 number (used) "
              "| expression matching the number |",
@@ -189,7 +189,7 @@ def discrepancy_table() -> str:
 
 
 @section("seed003", title="Eel robot underwater: exact vs non-inertial model vs engine",
-         paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame (seed 003)")
+         paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame")
 def seed003(ctx) -> SectionResult:
     from .analysis import compare, from_engine_series
     from . import study as trial
@@ -242,7 +242,7 @@ def seed003(ctx) -> SectionResult:
         "the solid cylinder's m(3R² + 4l²)/12, 27 % above Table 1's thin-rod m l²/3.",
         "",
         "**Conventions.** The paper numbers links from the tail (link 1) and measures φ_i = θ_i − θ_{i+1}; the lab's "
-        "joints are child − parent, so φ = −q and u = −τ (lab/models/eel_params.py; tested against the engine).",
+        "joints are child − parent, so φ = −q and u = −τ (lab/papers/zhang2018_eel/model/params.py; tested against the engine).",
         "",
         "**Added mass.** u_n = 0.5522 kg is as large as a link's own mass (0.5531 kg). Applied as a force with the "
         "previous step's acceleration it feeds back with gain −u_n/m ≈ −1 (rings; at 2u_n it diverges — "

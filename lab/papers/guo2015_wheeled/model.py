@@ -1,7 +1,7 @@
-"""The passive-wheel snake of Guo et al. 2015 (seed 000): three formulations of its dynamics and the
+"""The passive-wheel snake of Guo et al. 2015: three formulations of its dynamics and the
 head-tracking PFL law, all pybullet-free, in the paper's coordinates q = (x, y, θ, φ_1 … φ_{n−1}).
 
-Conventions (established from the text; details in :mod:`lab.models.guo2015_params`): module 1 is the
+Conventions (established from the text; details in :mod:`lab.papers.guo2015_wheeled.params`): module 1 is the
 head; (x, y) is the head point, the free front end of module 1; θ is the angle of module 1's axis
 pointing from the head into the body (the snake's forward direction is −(cos θ, sin θ)); module
 angles θ_i = θ + Σ_{k<i} φ_k, so φ_i = θ_{i+1} − θ_i (counter-clockwise, tailward module relative to
@@ -61,7 +61,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .guo2015_params import Guo2015Params
+from .params import Guo2015Params
 
 
 class Slip(NamedTuple):

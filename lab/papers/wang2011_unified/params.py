@@ -1,8 +1,8 @@
-"""Parameters of the unified locomotion/manipulation model of Wang et al. 2011 (seed 002, Table D1),
+"""Parameters of the unified locomotion/manipulation model of Wang et al. 2011 (Table D1),
 and the mapping between the paper's numbering and the lab's snake.
 
 Pure numpy (no engine). :class:`Wang2011Params` is shared by the model
-(:mod:`lab.models.wang2011_unified`), its study (:mod:`lab.models.wang2011_study`) and, later, the
+(:mod:`lab.papers.wang2011_unified.model`), its study (:mod:`lab.papers.wang2011_unified.slip_study`) and, later, the
 engine comparison.
 
 The paper's numbering (§2.2, Fig 1)
@@ -22,7 +22,7 @@ head. Hence
 
 L is the FULL module length (joint to joint): the twists space the joints by L_k, and Table A1
 (the ½ m_k L_k terms in M13, M23, the ¼ m_k L_k² in M33) and Table C1 (½ L_i) put each COM at L/2
-from its rear joint. (Seed 000 quotes a half length l = 0.04 m for the same 0.08 m module.)
+from its rear joint. (Guo 2015 quotes a half length l = 0.04 m for the same 0.08 m module.)
 
 The lab's snake (lab.robots.urdf.planar_chain_urdf)
 ---------------------------------------------------
@@ -47,14 +47,14 @@ n′ = 5, L = 0.08 m, m = 0.5 kg, I = 0.016 kg·m², α = 0.4 rad, ω = 1 rad/s,
 origin, x³ = 0, base at rest; the joints start on the gait with its rates), the sign regularisation of
 Coulomb's law (the lab's tanh(v/v_s); ``v_s`` is a parameter), and which modules carry a wheel:
 assumption 4 of §5 puts a passive wheel mid-link on every module and eq. 20 sums over all of them,
-so unlike seed 001 the head is not exempt (``head_exempt = False``; the lab's
+so unlike Wang 2011's passive creeping the head is not exempt (``head_exempt = False``; the lab's
 :class:`~lab.forces.friction.AnisotropicCoulomb` defaults to True — set it False for this paper).
 
 The inertia: Table D1's I = 0.016 kg·m² does not fit the module
 ----------------------------------------------------------------
 A uniform 0.08 m, 0.5 kg module has a yaw inertia about its COM of m L²/12 = 2.67e-4 kg·m² as a thin
 rod, 2.74e-4 kg·m² as the lab's solid cylinder of radius 7.5 mm (m(3r² + L²)/12), which is also
-seed 001's Table 1 value I = 2.7e-4 kg·m² for the same module (0.08 m, 0.5 kg). The paper's 0.016 is
+the passive-creeping paper's Table 1 value I = 2.7e-4 kg·m² for the same module (0.08 m, 0.5 kg). The paper's 0.016 is
 60× that: a 0.08 m, 0.5 kg box would need to be 0.61 m wide, a cylinder 0.36 m in radius. It happens
 to equal n′ m L² = 5·0.5·0.08² (and m L α), but nothing in the text supports either reading. The
 reproduction uses the paper's value (:attr:`Wang2011Params.I`); :data:`INERTIA_CHECK` holds the
@@ -62,7 +62,7 @@ numbers and :meth:`Wang2011Params.with_geometric_inertia` gives the geometric al
 It matters little: the joint torques are set by friction, not inertia (the gait's yaw accelerations
 are ~αω² = 0.4 rad/s², so I θ̈ ~ 6e-3 N·m against friction torques of 0.05–1.4 N·m). Over two periods
 the geometric I changes the model's mean |τ| by < 1 % (manipulation) and up to 26 % on the outer joints
-at v_s = 1e-3 m/s, ≤ 1 % at 1e-7 (locomotion); :mod:`lab.models.wang2011_study` prints both.
+at v_s = 1e-3 m/s, ≤ 1 % at 1e-7 (locomotion); :mod:`lab.papers.wang2011_unified.slip_study` prints both.
 """
 
 from __future__ import annotations
@@ -72,13 +72,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..fields import Validated, count, num
+from ...fields import Validated, count, num
 
 # Table D1, verbatim (n′ = n − 2 real modules).
 TABLE_D1 = dict(n_modules=5, L=0.08, m=0.5, I=0.016, alpha=0.4, omega=1.0, beta=0.5 * math.pi, gamma=0.0,
                 mu_t=0.01, mu_n=0.5)
 G = 9.81
-LAB_SNAKE_RADIUS = 0.0075  # lab.robots.snake.SnakeSpec's default radius (chosen there to match seed 001)
+LAB_SNAKE_RADIUS = 0.0075  # lab.robots.snake.SnakeSpec's default radius (chosen there to match Wang 2011's passive creeping)
 
 
 def _inertia_check() -> dict[str, float]:
@@ -111,7 +111,7 @@ class Wang2011Params(Validated):
     in the paper, whose law is the bare sign function (v_s → 0). Default 1e-3 m/s, a slip speed the
     engine can run (its AnisotropicCoulomb accepts slip_tol ≥ 1e-5 and needs dt < 2 v_s/(μ_n g),
     0.4 ms here); the locomotion torques reach the Coulomb limit only below ~1e-6 m/s (5–8× the
-    1e-3 values; :mod:`lab.models.wang2011_study`), the manipulation torques are the same at any v_s.
+    1e-3 values; :mod:`lab.papers.wang2011_unified.slip_study`), the manipulation torques are the same at any v_s.
     """
 
     n_modules: int = count(TABLE_D1["n_modules"], 2, 50, doc="modules")

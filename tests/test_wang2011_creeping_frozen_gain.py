@@ -1,4 +1,4 @@
-"""controller.coupling_gain_fixed (issue #16): the energy integral of passive creeping held fixed, so
+"""controller.coupling_gain_fixed (Wang 2011 passive creeping): the energy integral of passive creeping held fixed, so
 the steady state can be measured against the coupling gain K·∫(E_ref − E)dt of eq. 15."""
 
 import math
@@ -8,7 +8,7 @@ import pytest
 from conftest import make_state
 
 from lab import scenario as scn
-from lab.analysis.wave import coupling_gain_series, window_state
+from lab.papers.wang2011_creeping.analysis.wave import coupling_gain_series, window_state
 from lab.controllers import PassiveCreeping, PassiveCreepingParams
 from lab.errors import LabError
 from lab.runner import run_scenario

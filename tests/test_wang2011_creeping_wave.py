@@ -1,4 +1,4 @@
-"""lab.analysis.wave on hand-made series: a travelling wave's lag and amplitude, E reaching or not
+"""lab.papers.wang2011_creeping.analysis.wave on hand-made series: a travelling wave's lag and amplitude, E reaching or not
 reaching E_ref, E levelling, and the reachability sweep file the report runs."""
 
 import math
@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.analysis.wave import levelled_at, phase_lags, time_to_reach, wave_fit, window_state
+from lab.papers.wang2011_creeping.analysis.wave import levelled_at, phase_lags, time_to_reach, wave_fit, window_state
 
 OMEGA = 2.0
 P = 2 * math.pi / OMEGA

@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..metrics import second_half
+from ....metrics import second_half
 
 # Table 1: m = 0.5 kg, I = 0.00027 kg·m². η2 = 0.25 needs E_R/E_T = 3, i.e. ⟨ω²⟩/⟨v²⟩ = 3 m / I.
 PAPER_MASS = 0.5

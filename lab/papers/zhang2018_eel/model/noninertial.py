@@ -1,4 +1,4 @@
-"""Non-inertial (t–n frame) model of the underwater eel: Zhang et al. 2018 (seed 003), eqs. 7–33.
+"""Non-inertial (t–n frame) model of the underwater eel: Zhang et al. 2018, eqs. 7–33.
 
 State ``x = [φ (n−1), θ0, p_x, p_y, φ̇ (n−1), θ̇0, v_t, v_n]`` (the paper's, §3.2): the t axis is the
 heading θ0 = mean link angle, (v_t, v_n) the CM velocity in the rotating t–n frame. The equations are
@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .eel_exact import simulate
-from .eel_params import EelParams
+from .exact import simulate
+from .params import EelParams
 
 
 class NonInertialModel:
@@ -52,133 +52,27 @@ class NonInertialModel:
         self.D = np.asarray(mats.D)
         self.Wc = np.asarray(mats.W_c)
         self.Bm = np.asarray(mats.B_m)
-        self.e = np.ones(n)
         self._core_args = None  # terms_core's arguments, built on first use
 
     def split(self, x):
         n = self.n
         return x[: n - 1], x[n - 1], x[n : n + 2], x[n + 2 : 2 * n + 1], x[2 * n + 1], x[2 * n + 2 : 2 * n + 4]
 
-    def drag_tn(self, Phi, thetad, vt, vn):
-        """(f_Dt, f_Dn): drag on every link in the t–n frame (eqs. 22–23, 25). The link velocities in the
-        t–n frame are (eq. 16 with eq. 18 corrected, p_t and p_n cancel):
-        V_t = l Kᵀ S_Φ θ̇ + e v_t, V_n = −l Kᵀ C_Φ θ̇ + e v_n."""
-        P = self.p
-        l = P.l
-        s, c = np.sin(Phi), np.cos(Phi)
-        Vt = l * (self.KT @ (s * thetad)) + vt
-        Vn = -l * (self.KT @ (c * thetad)) + vn
-        wx = c * Vt + s * Vn  # link frame (eq. 23)
-        wy = -s * Vt + c * Vn
-        fx = -P.c_t * wx - P.c_t2 * np.abs(wx) * wx
-        fy = -P.c_n * wy - P.c_n2 * np.abs(wy) * wy
-        return c * fx - s * fy, s * fx + c * fy
-
-    def coefficients(self, Phi):
-        """(M_Φ, W_Φ, K_Dt, K_Dn, M_p, A1, A2) of eqs. 31 and 33 (corrected as in the module docstring)."""
-        P = self.p
-        m, l, un = P.m, P.l, P.u_n
-        n = self.n
-        s, c = np.sin(Phi), np.cos(Phi)
-        K, KT, V, e = self.K, self.KT, self.V, self.e
-        S2, SC, C2 = s * s, s * c, c * c
-        Mtot = np.array([[n * m + un * S2.sum(), -un * SC.sum()], [-un * SC.sum(), n * m + un * C2.sum()]])
-        Mp = np.linalg.inv(Mtot)  # eq. 31
-        (m11, m12), (m21, m22) = Mp
-        SK = s[:, None] * K
-        CK = c[:, None] * K
-        A1 = SK * S2 + CK * SC  # S K S² + C K S C
-        A2 = SK * SC + CK * C2  # S K S C + C K C²
-        A1e = A1.sum(axis=1)
-        A2e = A2.sum(axis=1)
-        K1 = A1 + un * np.outer(A1e, m12 * SC - m11 * S2) - un * np.outer(A2e, m22 * SC - m21 * S2)
-        K2 = A2 - un * np.outer(A1e, m11 * SC - m12 * C2) + un * np.outer(A2e, m21 * SC - m22 * C2)
-        KTS = KT * s  # Kᵀ S_Φ
-        KTC = KT * c
-        sVs = s[:, None] * V * s
-        cVc = c[:, None] * V * c
-        sVc = s[:, None] * V * c
-        cVs = c[:, None] * V * s
-        M_Phi = np.diag(np.full(n, P.J)) + m * l * l * (sVs + cVc) + un * l * l * (K1 @ KTS + K2 @ KTC)
-        W_Phi = m * l * l * (sVc - cVs) + un * l * l * (K1 @ KTC - K2 @ KTS)
-        K_Dt = un * l * (np.outer(A1e, e) * m11 - np.outer(A2e, e) * m21) - l * SK
-        K_Dn = un * l * (np.outer(A1e, e) * m12 - np.outer(A2e, e) * m22) + l * CK
-        return M_Phi, W_Phi, K_Dt, K_Dn, Mp, A1, A2
-
-    def reduced_terms(self, x):
-        """The control-oriented form in q = [φ, θ0]: M q̈ + h = [u; 0] (eqs. 35–36), plus what eq. 30 needs.
-
-        Same algebra as :meth:`coefficients`, arranged for speed (the engine controller calls it every
-        step). With Q = S K S + C K C = K ∘ cos(Φ_i − Φ_j) and Z = C K S − S K C = −K ∘ sin(Φ_i − Φ_j):
-        A1 Kᵀ S + A2 Kᵀ C = Q Qᵀ, A1 Kᵀ C − A2 Kᵀ S = Q Zᵀ, A1 e = Q s, A2 e = Q c, so with E = [s, −c]
-        and P = Q E (n×2) the added-mass parts of eq. 33 are
-
-            u_n l²(K1 Kᵀ S + K2 Kᵀ C) = u_n l² (Q Qᵀ − u_n P M_p Pᵀ),
-            u_n l²(K1 Kᵀ C − K2 Kᵀ S) θ̇² = u_n l² (Q − u_n P M_p Eᵀ) Zᵀ θ̇²,
-            K_Dt f_Dt + K_Dn f_Dn = u_n l P M_p [Σf_Dt; Σf_Dn] − l S K f_Dt + l C K f_Dn,
-
-        and S V S + C V C = V ∘ cos(Φ_i − Φ_j), S V C − C V S = V ∘ sin(Φ_i − Φ_j).
-        ``tests/test_eel_models.py`` checks this against :meth:`reduced_terms_reference`."""
-        P_ = self.p
-        n = self.n
-        m, l, un = P_.m, P_.l, P_.u_n
-        phi, th0, p, phid, thd0, v = self.split(x)
-        Phi = self.Bm @ phi
-        thetad = self.Bm @ phid + thd0  # θ̇ = Φ̇ + e θ̇0
-        fDt, fDn = self.drag_tn(Phi, thetad, v[0], v[1])
-        z = np.exp(1j * Phi)
-        zz = z[:, None] * z.conj()  # e^{i(Φ_i − Φ_j)}
-        cosd, sind = zz.real, zz.imag
-        s, c = z.imag, z.real
-        nm = n * m
-        a11, a12, a22 = nm + un * (s @ s), -un * (s @ c), nm + un * (c @ c)
-        det = a11 * a22 - a12 * a12
-        Mp = np.array([[a22, -a12], [-a12, a11]]) / det  # eq. 31
-        K, V = self.K, self.V
-        Q = K * cosd
-        E = np.column_stack((s, -c))
-        PE = Q @ E
-        PM = PE @ Mp
-        th2 = thetad * thetad
-        Zt_th2 = -(K * sind).T @ th2
-        ml2, ul2 = m * l * l, un * l * l
-        M_Phi = ml2 * (V * cosd) + ul2 * (Q @ Q.T - un * (PM @ PE.T))
-        M_Phi[np.diag_indices(n)] += P_.J + P_.lambda1
-        R = ml2 * ((V * sind) @ th2) + ul2 * (Q @ Zt_th2 - un * (PM @ (E.T @ Zt_th2))) \
-            + un * l * (PM @ np.array([fDt.sum(), fDn.sum()])) - l * s * (K @ fDt) + l * c * (K @ fDn) \
-            + P_.lambda2 * thetad + P_.lambda3 * thetad * np.abs(thetad)
-        Wc = self.Wc
-        return Wc.T @ M_Phi @ Wc, Wc.T @ R, (Phi, thetad, fDt, fDn, Mp)
-
-    def reduced_terms_reference(self, x):
-        """:meth:`reduced_terms` written with the full eq. 33 matrices (tests compare the two)."""
-        P = self.p
-        n = self.n
-        phi, th0, p, phid, thd0, v = self.split(x)
-        Phi = self.Bm @ phi
-        thetad = self.Bm @ phid + thd0
-        fDt, fDn = self.drag_tn(Phi, thetad, v[0], v[1])
-        M_Phi, W_Phi, K_Dt, K_Dn, Mp, A1, A2 = self.coefficients(Phi)
-        R = W_Phi @ (thetad * thetad) + K_Dt @ fDt + K_Dn @ fDn + P.lambda2 * thetad \
-            + P.lambda3 * thetad * np.abs(thetad)
-        Wc = self.Wc
-        return Wc.T @ (M_Phi + P.lambda1 * np.eye(n)) @ Wc, Wc.T @ R
-
     def terms(self, x):
-        """(M, h) of :meth:`reduced_terms`: the compiled :func:`terms_core` when lab.kernels compiles
-        (the engine controller calls this every step: ~6 µs against ~64 µs for the numpy route, which
-        stays the reference and runs with LAB_NUMBA=0)."""
-        core = _terms_kernel()
-        if core is None:
-            M, h, _ = self.reduced_terms(x)
-            return M, h
+        """(M, h) of the control-oriented form in q = [φ, θ0]: M q̈ + h = [u; 0] (eqs. 35–36), from the
+        compiled :func:`terms_core` (the engine controller calls it every step: ~6 µs)."""
+        M, h, _, _, _ = self.terms_and_drag(x)
+        return M, h
+
+    def terms_and_drag(self, x):
+        """:meth:`terms` plus what eq. 30 needs: (M, h, f_Dt, f_Dn, M_p)."""
         if self._core_args is None:
             P = self.p
             self._core_args = (self.n, *(np.ascontiguousarray(a, dtype=float) for a in
                                          (self.Bm, self.K, self.KT, self.V, self.Wc)),
                                *(float(v) for v in (P.m, P.l, P.u_n, P.J, P.lambda1, P.lambda2, P.lambda3,
                                                     P.c_t, P.c_n, P.c_t2, P.c_n2)))
-        return core(np.ascontiguousarray(x, dtype=float), *self._core_args)
+        return _terms_kernel()(np.ascontiguousarray(x, dtype=float), *self._core_args)
 
     def torque(self, t, x, M=None, h=None):
         if self.controller is None:
@@ -204,7 +98,9 @@ class NonInertialModel:
     def accelerations(self, t, x):
         """(φ̈, θ̈0, v̇_t, v̇_n), u."""
         n = self.n
-        M, h, (Phi, thetad, fDt, fDn, Mp) = self.reduced_terms(x)
+        M, h, fDt, fDn, Mp = self.terms_and_drag(x)
+        Phi = self.Bm @ x[: n - 1]
+        thetad = self.Bm @ x[n + 2 : 2 * n + 1] + x[2 * n + 1]  # θ̇ = Φ̇ + e θ̇0
         u = self.torque(t, x, M, h)
         Q = -h
         Q[: n - 1] += u
@@ -237,11 +133,24 @@ class NonInertialModel:
 
 
 def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct2, cn2):
-    """(M, h) of :meth:`NonInertialModel.reduced_terms` — the same formulas (its docstring derives
-    them), written in the array operations numba compiles: cos(Φ_i − Φ_j) and sin(Φ_i − Φ_j) from the
-    angle-difference identities instead of a complex outer product, M_p inverted in closed form.
-    Compiled by :func:`_terms_kernel`; ``tests/test_eel_models.py`` compares it, compiled and as plain
-    Python, with :meth:`~NonInertialModel.reduced_terms` and the full eq. 33 matrices."""
+    """(M, h, f_Dt, f_Dn, M_p) of the control-oriented form in q = [φ, θ0]: M q̈ + h = [u; 0] (Zhang 2018
+    eqs. 35–36), the drag on every link in the t–n frame (eqs. 22–23, 25) and M_p (eq. 31).
+
+    The link velocities in the t–n frame are (eq. 16 with eq. 18 corrected, p_t and p_n cancel)
+    V_t = l Kᵀ S_Φ θ̇ + e v_t, V_n = −l Kᵀ C_Φ θ̇ + e v_n. The eq. 33 matrices are arranged for speed:
+    with Q = S K S + C K C = K ∘ cos(Φ_i − Φ_j) and Z = C K S − S K C = −K ∘ sin(Φ_i − Φ_j):
+    A1 Kᵀ S + A2 Kᵀ C = Q Qᵀ, A1 Kᵀ C − A2 Kᵀ S = Q Zᵀ, A1 e = Q s, A2 e = Q c, so with E = [s, −c]
+    and P = Q E (n×2) the added-mass parts of eq. 33 are
+
+        u_n l²(K1 Kᵀ S + K2 Kᵀ C) = u_n l² (Q Qᵀ − u_n P M_p Pᵀ),
+        u_n l²(K1 Kᵀ C − K2 Kᵀ S) θ̇² = u_n l² (Q − u_n P M_p Eᵀ) Zᵀ θ̇²,
+        K_Dt f_Dt + K_Dn f_Dn = u_n l P M_p [Σf_Dt; Σf_Dn] − l S K f_Dt + l C K f_Dn,
+
+    and S V S + C V C = V ∘ cos(Φ_i − Φ_j), S V C − C V S = V ∘ sin(Φ_i − Φ_j); cos and sin of
+    Φ_i − Φ_j come from the angle-difference identities, M_p is inverted in closed form. Written in the
+    array operations numba compiles (:func:`_terms_kernel`); ``tests/test_eel_models.py`` compares it
+    with the vectorised form and the full eq. 33 matrices of ``tests/oracles/eel_terms.py`` on random
+    states. Debug it uncompiled with ``NUMBA_DISABLE_JIT=1``."""
     phi = x[: n - 1]
     phid = x[n + 2: 2 * n + 1]
     thd0 = x[2 * n + 1]
@@ -251,7 +160,7 @@ def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct
     thetad = Bm @ phid + thd0
     s = np.sin(Phi)
     c = np.cos(Phi)
-    # drag on every link in the t-n frame (drag_tn: eqs. 22-23, 25)
+    # drag on every link in the t-n frame (eqs. 22-23, 25)
     Vt = l * (KT @ (s * thetad)) + vt
     Vn = -l * (KT @ (c * thetad)) + vn
     wx = c * Vt + s * Vn
@@ -290,14 +199,15 @@ def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct
     fs[1] = fDn.sum()
     R = ml2 * ((V * sind) @ th2) + ul2 * (Q @ Zt_th2 - un * (PM @ (E.T @ Zt_th2))) \
         + un * l * (PM @ fs) - l * s * (K @ fDt) + l * c * (K @ fDn) + lam2 * thetad + lam3 * thetad * np.abs(thetad)
-    return Wc.T @ M_Phi @ Wc, Wc.T @ R
+    return Wc.T @ M_Phi @ Wc, Wc.T @ R, fDt, fDn, Mp
 
 
 def _terms_kernel():
-    """The compiled :func:`terms_core`, or None to run the numpy reference (lab.kernels' backend choice)."""
-    from .. import kernels
+    """The compiled :func:`terms_core` (the lab's numba settings, :func:`lab.kernels.compiled`); the same
+    loop uncompiled where lab.kernels compiles nothing."""
+    from .... import kernels
 
-    return kernels.compiled(terms_core)
+    return kernels.compiled(terms_core) or terms_core
 
 
 def exact_state_to_noninertial(y: np.ndarray, n: int) -> np.ndarray:

@@ -1,8 +1,8 @@
-"""The Wang 2011 (seed 002) model's own numbers: mean joint torques over two gait periods for
+"""The Wang 2011 unified model's own numbers: mean joint torques over two gait periods for
 locomotion and manipulation, the tail's track, and how both depend on the friction's slip speed.
 
-Pure model (no engine); run ``python -m lab.models.wang2011_study`` for the table. The engine
-comparison (issue #13) uses these functions at the engine's slip speed; this study says how far
+Pure model (no engine); run ``python -m lab.papers.wang2011_unified.slip_study`` for the table. The engine
+comparison (:mod:`.study`) uses these functions at the engine's slip speed; this study says how far
 that slip speed is from the paper's bare Coulomb law (v_s → 0).
 
 Why the two cases differ in their sensitivity to v_s: welded, every moving module slides at
@@ -26,13 +26,16 @@ not what sets them. Peak manipulation |τ4| is 1.54 N·m, above the lab snake's 
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .wang2011_params import Wang2011Params
-from .wang2011_unified import Locomotion, manipulation, mean_abs_torque
+from .model import Locomotion, manipulation, mean_abs_torque
+from .params import Wang2011Params
+
+log = logging.getLogger(__name__)
 
 SLIP_SPEEDS = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7)
 
@@ -103,15 +106,15 @@ def slip_speed_study(p: Wang2011Params = Wang2011Params(), slip_speeds=SLIP_SPEE
 
 
 def main() -> None:  # pragma: no cover - a report, run by hand
+    """The three tables: Table D1 over two periods from rest, the next two periods, the geometric inertia."""
     p = Wang2011Params()
-    print(slip_speed_study(p).table())
-    print()
-    print(slip_speed_study(p, slip_speeds=(1e-3, 1e-5, 1e-7), t0=2 * p.period).table())
-    print()
-    print(slip_speed_study(p.with_geometric_inertia(), slip_speeds=(1e-3, 1e-5, 1e-7)).table())
+    log.info("%s", slip_speed_study(p).table())
+    log.info("%s", slip_speed_study(p, slip_speeds=(1e-3, 1e-5, 1e-7), t0=2 * p.period).table())
+    log.info("%s", slip_speed_study(p.with_geometric_inertia(), slip_speeds=(1e-3, 1e-5, 1e-7)).table())
 
 
 if __name__ == "__main__":  # pragma: no cover
+    logging.basicConfig(level=logging.INFO, format="%(message)s\n")
     main()
 
 

@@ -1,7 +1,7 @@
-"""Parameters of the underwater eel robot of Zhang et al. 2018 (seed 003, §4.2), and the chain matrices.
+"""Parameters of the underwater eel robot of Zhang et al. 2018 (§4.2), and the chain matrices.
 
 Everything here is pure numpy (no engine). :class:`EelParams` is the one parameter set shared by the
-exact model (:mod:`lab.models.eel_exact`), the non-inertial model (:mod:`lab.models.eel_noninertial`),
+exact model (:mod:`lab.papers.zhang2018_eel.model.exact`), the non-inertial model (:mod:`lab.papers.zhang2018_eel.model.noninertial`),
 the feedback-linearising controller and the engine's hydrodynamics law.
 
 Conventions (the paper's, used inside the models)
@@ -23,7 +23,7 @@ latter against the engine's URDF geometry).
 
 Where the paper's formulas and numbers disagree (§3.1 vs §4.2)
 --------------------------------------------------------------
-The numbers are used, as issue #5 asks. The printed formulas give, with ρ = 1000 kg/m³, R = 0.0375 m
+The lab uses §4.2's numbers. The printed formulas give, with ρ = 1000 kg/m³, R = 0.0375 m
 and l = 0.0626 m (values in :data:`DISCREPANCIES`, reproduced by :func:`formula_values`):
 
 * c_n: printed c_n = 2πρC_D R l = 29.5 N·s/m; the number 9.3750 is exactly ½ρC_D(2R)(2l) with
@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..fields import Validated, count, num, vector
+from ....fields import Validated, count, num, vector
 
 # Paper §4.2, verbatim.
 PAPER = dict(n=9, l=0.0626, R=0.0375, C_M=1.0, C_f=0.03, C_D=2.0, C_a=1.0, lambda1=7.1905e-4, lambda2=0.0015,

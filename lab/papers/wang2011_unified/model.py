@@ -1,7 +1,7 @@
-"""Unified locomotion/manipulation dynamics of a planar snake (Wang et al. 2011, seed 002).
+"""Unified locomotion/manipulation dynamics of a planar snake (Wang et al. 2011).
 
 No pybullet here: this is the reference the engine is checked against. Parameters, the paper's
-numbering and its mapping to the lab's snake are in :mod:`lab.models.wang2011_params`.
+numbering and its mapping to the lab's snake are in :mod:`lab.papers.wang2011_unified.params`.
 
 What the paper simulates (§3, §4.3, §5)
 ---------------------------------------
@@ -60,7 +60,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .wang2011_params import Wang2011Params, lab_base_from_paper, paper_base_from_lab
+from .params import Wang2011Params, lab_base_from_paper, paper_base_from_lab
 
 # ------------------------------------------------------------------------------------------------
 # screw algebra, twists ordered (ω; v) as in the paper (ξ₃ = [0, 0, 1, 0, 0, 0]ᵀ is a revolute joint)
@@ -439,7 +439,7 @@ class LocomotionRun:
 
     def lab_base(self):
         """Link-0 COM (p_W, yaw, v_W, yaw rate, a_W, yaw acceleration) in the lab's convention
-        (:func:`~lab.models.wang2011_params.lab_base_from_paper`)."""
+        (:func:`~lab.papers.wang2011_unified.params.lab_base_from_paper`)."""
         return lab_base_from_paper(self.params.L, self.x[:, :3], self.xd[:, :3], self.xdd[:, :3])
 
 

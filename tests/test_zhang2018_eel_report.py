@@ -1,4 +1,4 @@
-"""Report section seed003 (Zhang 2018) from a short run (--quick): figures 2–7 and the agreement table."""
+"""The Zhang 2018 eel report section (id seed003) from a short run (--quick): figures 2–7 and the agreement table."""
 
 from lab.cli import main
 

@@ -1,4 +1,4 @@
-"""The travelling body wave of a snake run, window by window (Wang 2011, seed 001, eqs. 13–15).
+"""The travelling body wave of a snake run, window by window (Wang 2011, eqs. 13–15).
 
 The passive-creeping body joints follow each other through the coupling τ_j = G·(q_{j+1} − q_j)
 (eq. 15, G = K·∫(E_ref − E)dt), so the wave's phase lag from joint to joint and its amplitude are set

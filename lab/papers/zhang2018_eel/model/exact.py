@@ -1,8 +1,8 @@
 """Exact (inertial-frame) model of the planar underwater eel: Kelasidi et al. 2014, as used by Zhang 2018
-(seed 003, eqs. 20–21), in the 2n+4 state form.
+(eqs. 20–21), in the 2n+4 state form.
 
 State ``y = [φ (n−1), θ0, p_x, p_y, φ̇ (n−1), θ̇0, ṗ_x, ṗ_y]`` — the non-inertial model's coordinates
-except that the CM velocity is in the world frame. Conventions of :mod:`lab.models.eel_params`
+except that the CM velocity is in the world frame. Conventions of :mod:`lab.papers.zhang2018_eel.model.params`
 (tail = link 1, φ_i = θ_i − θ_{i+1}, l = half a link).
 
 Derivation (ours; it reproduces eqs. 20–21 without their typos)
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .eel_params import EelParams
+from .params import EelParams
 
 
 @dataclass

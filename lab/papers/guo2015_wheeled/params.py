@@ -1,7 +1,7 @@
-"""Parameters of the passive-wheel snake of Guo et al. 2015 (seed 000, Table 1 and §§4.6, 5.2–5.3).
+"""Parameters of the passive-wheel snake of Guo et al. 2015 (Table 1 and §§4.6, 5.2–5.3).
 
 Pure Python/numpy (no engine). :class:`Guo2015Params` is the one parameter set shared by the analytic
-models of :mod:`lab.models.guo2015_wheeled` (constrained Euler–Lagrange, unified model in closed form,
+models of :mod:`lab.papers.guo2015_wheeled.model` (constrained Euler–Lagrange, unified model in closed form,
 unified model by numerical construction) and the head-tracking PFL controller law.
 
 Conventions (the paper's, established from its text; used everywhere in the models)
@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..fields import Validated, count, info, num, vector
+from ...fields import Validated, count, info, num, vector
 
 # Table 1 (and §5.3 for the reference), verbatim.
 PAPER = dict(n=9, m=0.5, l=0.04, k_p=1.0, k_d=10.0, ref_vx=-0.1, ref_amp=0.2, ref_period=24.0,

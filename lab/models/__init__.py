@@ -1,1 +1,0 @@
-"""Analytic models (no pybullet): the references the engine is checked against."""
