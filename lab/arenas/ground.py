@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 from ..engine import pb
 from ..fields import Validated, num, vector
+from .base import register_arena
 
 
+@register_arena("ground")
 @dataclass(frozen=True)
 class FlatGround(Validated):
     """An infinite plane at z = 0. ``friction`` is the ground's engine friction coefficient: it only
@@ -25,6 +27,7 @@ class FlatGround(Validated):
         return ground
 
 
+@register_arena("water")
 @dataclass(frozen=True)
 class Water(Validated):
     """Open water: no floor, gravity kept (the hydrodynamics law supplies buoyancy). ``current``

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..engine import pb
 from ..fields import Validated, count, num
-from . import register_arena
+from .base import register_arena
 
 
 def gravity_E(slope_deg: float, yaw_deg: float, g: float) -> np.ndarray:

@@ -1,8 +1,8 @@
 """One home per paper: how each paper is reproduced.
 
 Each package holds that paper's study — its report section, its checks, the trials and analyses only
-it uses — and registers them on import. Reusable parts stay where they are (robots, arenas, forces,
-controllers, models, analysis used by several papers, trials).
+it uses; its checks and report section are listed in :mod:`lab.plugins`. Reusable parts stay where
+they are (robots, arenas, forces, controllers, models, analysis used by several papers, trials).
 
 | package              | paper (seed)                                                      | report section | checks |
 |----------------------|-------------------------------------------------------------------|----------------|--------|
@@ -12,21 +12,12 @@ controllers, models, analysis used by several papers, trials).
 | ``guo2015_wheeled``  | Guo et al. 2015, passive-wheel snake, unified model and PFL (000) | ``seed000``    | ``nonholonomic_models``, ``pfl_tracking``, ``pfl_engine`` |
 | ``wang2011_unified`` | Wang et al. 2011, unified locomotion/manipulation dynamics (002)  | ``seed002``    | ``unified_manipulation``, ``unified_locomotion`` |
 
-To change how paper X is reproduced, open its package here; to add a paper, add a package and list
-it in :data:`PAPERS`.
+To change how paper X is reproduced, open its package here; to add a paper, add a package, list it in
+:data:`PAPERS` and its checks and report modules in :mod:`lab.plugins`.
 """
 
 from __future__ import annotations
 
-import importlib
-
 PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unified", "guo2015_wheeled")
 
-
-def load_all() -> None:
-    """Import every paper's package: registers its report section(s) and checks."""
-    for name in PAPERS:
-        importlib.import_module(f"{__name__}.{name}")
-
-
-__all__ = ["PAPERS", "load_all"]
+__all__ = ["PAPERS"]

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fields import Validated, info, num, vector
+from .base import register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
@@ -121,6 +122,7 @@ class _SlabReset:
             change(self.constraints[k], relativePositionTarget=tg[k])
 
 
+@register_robot("tracked")
 @dataclass(frozen=True)
 class TrackedSpec(Validated):
     """Table 1 of Hu 2013 plus what the paper leaves open (marked).

@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 
 from ..fields import Validated, choice, count, num, vector
+from .base import register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, vec
 
 _R90 = "1.5707963268"
@@ -74,6 +75,7 @@ def _cylinder_z(mass: float, radius: float, height: float) -> np.ndarray:
     return np.diag([i_perp, i_perp, 0.5 * mass * radius**2])
 
 
+@register_robot("wheeled_snake")
 @dataclass(frozen=True)
 class WheeledSnakeSpec(Validated):
     """Guo 2015 Table 1 (n = 9, m = 0.5 kg, l = 0.04 m) and J = m l² from the text (§§4.6, 5.2); the

@@ -14,8 +14,7 @@ r_ref(t) under the PFL controller; the trial adds the task's metrics.
   by the controller; ``wheels.lateral_slip_rms_late_mps`` the same over t ≥ ``rms_from``;
   ``wheels.lateral_slip_max_mps`` the largest |value| of any module at any step.
 
-Registered by lab.controllers.head_tracking_pfl (imported with the controllers), since
-lab/trials/__init__.py lists the other trials.
+Registered like every built-in trial: listed in lab.plugins, imported on the trial registry's first lookup.
 """
 
 from __future__ import annotations

@@ -11,5 +11,3 @@ Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the 
 controller (lab.controllers.head_tracking_pfl), the head-tracking trial (lab.trials.head_tracking), the
 analytic models lab.models.guo2015_wheeled / guo2015_params; scenarios/snake_head_tracking.toml.
 """
-
-from . import checks, report  # noqa: F401  (registration)

@@ -6,5 +6,3 @@
 Reusable parts it uses: the tracked robot, the step and stairs arenas, the climb controller, the
 step-climb trial (lab.trials.step_climb), lab.models.tracked_climb, lab.analysis.stability.
 """
-
-from . import checks, report  # noqa: F401  (registration)

@@ -12,5 +12,3 @@ Reusable parts it uses: the passive-creeping and serpenoid controllers, the anis
 the drag-course trial (lab.trials.drag_course), the tether, lab.analysis (energy, recurrence, turning,
 wave, onset).
 """
-
-from . import checks, report, studies, turning  # noqa: F401  (registration)

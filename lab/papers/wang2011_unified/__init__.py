@@ -10,5 +10,3 @@ serpenoid controller (``phase_offset`` = β for the paper's (i − 3)β), the ``
 (lab.trials.welded_tail), and the model: lab.models.wang2011_params / wang2011_unified / wang2011_study.
 Scenarios: scenarios/snake_unified_locomotion.toml, scenarios/snake_unified_manipulation.toml.
 """
-
-from . import checks, report  # noqa: F401  (registration)

@@ -8,5 +8,3 @@
 Reusable parts it uses: the eel robot, the hydrodynamics law, the eel feedback-linearisation
 controller, lab.models.eel_exact / eel_noninertial / eel_params.
 """
-
-from . import checks, report  # noqa: F401  (registration)
