@@ -11,7 +11,8 @@ from __future__ import annotations
 _PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unified", "guo2015_wheeled")
 
 BUILTINS: dict[str, tuple[str, ...]] = {
-    "robot": ("lab.robots.snake", "lab.robots.eel", "lab.robots.tracked", "lab.robots.wheeled_snake"),
+    "robot": ("lab.robots.snake", "lab.robots.eel", "lab.robots.tracked", "lab.robots.wheeled_snake",
+              "lab.robots.urdf_file"),
     "controller": ("lab.controllers.passive_creeping", "lab.controllers.serpenoid", "lab.controllers.eel_fl",
                    "lab.controllers.climbing", "lab.controllers.belt_drive", "lab.controllers.head_tracking_pfl"),
     "friction law": ("lab.forces.friction",),

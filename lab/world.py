@@ -95,25 +95,30 @@ class World:
         self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
-    def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
-        """loadURDF wants a file: write the text to a temporary one. URDF_USE_INERTIA_FROM_FILE,
-        otherwise Bullet recomputes inertia from the collision shapes."""
+    def _load_urdf_file(self, path, base_pos, base_yaw: float) -> int:
+        """URDF_USE_INERTIA_FROM_FILE, otherwise Bullet recomputes inertia from the collision shapes."""
         c = self.client
+        return c.loadURDF(str(path), basePosition=list(base_pos),
+                          baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
+                          flags=pb.URDF_USE_INERTIA_FROM_FILE)
+
+    def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
+        """loadURDF wants a file: write the text to a temporary one."""
         fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
         try:
             with os.fdopen(fd, "w") as fh:
                 fh.write(urdf_text)
-            return c.loadURDF(path, basePosition=list(base_pos),
-                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                              flags=pb.URDF_USE_INERTIA_FROM_FILE)
+            return self._load_urdf_file(path, base_pos, base_yaw)
         finally:
             os.unlink(path)
 
-    def load_robot(self, urdf_text: str, base_pos, base_yaw: float, link_length: float, effort: float,
-                   engine_friction: float = 0.0) -> int:
-        """Load URDF text with the inertia it states, zero damping, and the velocity motors off."""
+    def load_robot(self, urdf_text: str | None, base_pos, base_yaw: float, link_length: float, effort: float,
+                   engine_friction: float = 0.0, urdf_path=None) -> int:
+        """Load URDF text (or the file ``urdf_path`` in place, so its relative mesh paths resolve) with
+        the inertia it states, zero damping, and the velocity motors off."""
         c = self.client
-        body = self._load_urdf_text(urdf_text, base_pos, base_yaw)
+        body = (self._load_urdf_file(urdf_path, base_pos, base_yaw) if urdf_path is not None
+                else self._load_urdf_text(urdf_text, base_pos, base_yaw))
         self.robot = body
         n_urdf_joints = c.getNumJoints(body)
         infos = [c.getJointInfo(body, j) for j in range(n_urdf_joints)]
@@ -137,15 +142,17 @@ class World:
             # Torque control needs the default velocity motors (which hold the joints) disabled.
             c.setJointMotorControlArray(body, self._joint_ids, pb.VELOCITY_CONTROL, forces=[0.0] * self.n_joints)
         self.model = ModelInfo(mass=mass, I_B=I_B, link_length=float(link_length), gravity=self.gravity,
-                               effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt)
+                               effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt,
+                               joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
         return body
 
     def load_spec(self, spec, base_pos, base_yaw: float) -> int:
         """Load a robot spec: its URDF, its engine friction (default 0: friction comes from the force
         laws), then its optional ``setup(world, body)`` hook for engine-side extras (gear couplings)."""
-        body = self.load_robot(spec.to_urdf(), base_pos, base_yaw, spec.link_length, spec.effort,
-                               engine_friction=getattr(spec, "engine_friction", 0.0))
+        path = getattr(spec, "file", None)  # a robot read from a file is loaded in place
+        body = self.load_robot(None if path is not None else spec.to_urdf(), base_pos, base_yaw, spec.link_length,
+                               spec.effort, engine_friction=getattr(spec, "engine_friction", 0.0), urdf_path=path)
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
