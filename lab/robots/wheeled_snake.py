@@ -225,12 +225,7 @@ class WheeledSnakeSpec(Validated):
         """Set the world's contact solver (see the class docstring) and ask the World for the contact
         snapshot: the energy ledger then counts gravity and the wheels' contact forces (the paper's
         ideal wheel does no work; the engine's does a little, through its slip), and it closes."""
-        from ..engine import pb, quiet_stdout
-
-        kind = {"mlcp_pgs": pb.CONSTRAINT_SOLVER_LCP_PGS, "sequential_impulse": pb.CONSTRAINT_SOLVER_LCP_SI}
-        with quiet_stdout():  # the solver switch prints to C stdout
-            world.client.setPhysicsEngineParameter(constraintSolverType=kind[self.contact_solver],
-                                                   solverResidualThreshold=self.contact_residual)
+        world.set_contact_solver(self.contact_solver, self.contact_residual)
         world.record_contacts = True
 
     def asset_notes(self) -> list[str]:
