@@ -97,15 +97,18 @@ def test_user_controller_gets_validation_sliders_and_overrides(tmp_path):
     from lab.errors import LabError
 
     ns = runpy.run_path(str(EXAMPLES / "user_controller.py"), run_name="user_controller")
-    assert CONTROLLERS["growing_wave"].cls is ns["GrowingWave"]
-    with lab_sim(EXAMPLES / "user_gait.toml", {"controller.alpha": 0.3}) as sim:
-        assert sim.controller.params.alpha == 0.3
-        assert set(sim.controller.tunables()) == {"alpha", "omega", "beta"}
-        q0 = sim.state.q.copy()
-        state = sim.step(200)
-        assert np.abs(state.q - q0).max() > 0.01  # the gait moved the joints
-    with pytest.raises(LabError, match=r"controller\.alpha: must be in \[0, pi/2\] rad, got 3\.0"):
-        lab_load(EXAMPLES / "user_gait.toml", {"controller.alpha": 3.0})
+    try:  # registered in this process: removed after, so later tests see only the built-ins
+        assert CONTROLLERS["growing_wave"].cls is ns["GrowingWave"]
+        with lab_sim(EXAMPLES / "user_gait.toml", {"controller.alpha": 0.3}) as sim:
+            assert sim.controller.params.alpha == 0.3
+            assert set(sim.controller.tunables()) == {"alpha", "omega", "beta"}
+            q0 = sim.state.q.copy()
+            state = sim.step(200)
+            assert np.abs(state.q - q0).max() > 0.01  # the gait moved the joints
+        with pytest.raises(LabError, match=r"controller\.alpha: must be in \[0, pi/2\] rad, got 3\.0"):
+            lab_load(EXAMPLES / "user_gait.toml", {"controller.alpha": 3.0})
+    finally:
+        CONTROLLERS.pop("growing_wave", None)
 
 
 def test_user_robot_from_a_urdf_file(tmp_path):
