@@ -9,7 +9,9 @@ The Python API (imported on first use, so ``import lab`` stays light):
 * :class:`lab.Sim` — build a simulation and ``step()`` it (with the scenario's controller or your
   torques), reading the :class:`lab.state.RobotState` snapshot;
 * :func:`lab.load_scenario`, :func:`lab.scenarios`, :func:`lab.gui`;
-* :func:`lab.register_force` — add a force law from your own code;
+* :func:`lab.register_force`, :func:`lab.register_controller`, :func:`lab.register_robot` — add a force
+  law, a controller (GUI sliders, sweeps and regression runs like a built-in) or a robot from your own
+  code; ``[robot] type = "urdf"`` loads any URDF file;
 * :mod:`lab.envs` — Gymnasium environments (``pip install 'lab[gym]'``).
 
 See the README, "Use from Python", and ``examples/``.
@@ -20,7 +22,9 @@ __version__ = "0.1.0"
 _API = {
     "run": "lab.api", "gui": "lab.api", "Sim": "lab.api", "Result": "lab.api", "load_scenario": "lab.api",
     "scenarios": "lab.api",
-    "register_force": "lab.forces", "Wrench": "lab.forces",
+    "register_force": "lab.forces.base", "Wrench": "lab.forces.base",
+    "register_controller": "lab.controllers.base", "Controller": "lab.controllers.base",
+    "register_robot": "lab.robots.base",
     "LabError": "lab.errors", "Diverged": "lab.errors",
     "RobotState": "lab.state",
 }

@@ -19,7 +19,10 @@ run from the CLI give the same numbers::
 
 Overrides are the ``--set`` keys, as a dict (``{"robot.n_modules": 12}``) or as ``"key=value"``
 strings. A force law written in user code joins a scenario by ``@lab.register_force("name")`` and a
-``forces.<name>.type = "name"`` override (examples/custom_force.py).
+``forces.<name>.type = "name"`` override (examples/custom_force.py); a controller by
+``@lab.register_controller("name", params=…)`` (examples/user_controller.py); a robot by
+``@lab.register_robot("name")``, or with no code from a URDF file, ``[robot] type = "urdf"``
+(examples/user_robot.py).
 """
 
 from __future__ import annotations

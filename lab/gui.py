@@ -182,7 +182,7 @@ class GuiOverlay:
             self._mirror = _Mirror(world.client, c)
             draw_current = getattr(world.arena, "draw_current", None)  # debug lines are not mirrored
             if draw_current is not None:
-                draw_current(c)
+                draw_current(lambda a, b, rgb, width: c.addUserDebugLine(a, b, rgb, width, 0))
         dt = world.dt
         self._cam_every = _every(self.camera_period, dt)
         self._param_every = _every(self.param_period, dt)

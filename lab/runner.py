@@ -58,6 +58,7 @@ class Simulation:
         self.world.set_joint_angles(q0)
         self.controller = make_controller(sc.controller_type, sc.controller)
         self.controller.reset(self.world.model, sc.sim.dt)
+        self.last_tau = np.zeros(J)  # the joint torques the last step applied
         self.forces = {"friction": sc.friction, **{name: law for name, _, law in sc.forces}}
         self._laws = list(self.forces.items())
         self._max_ke = float(sc.sim.max_kinetic_energy)
@@ -110,7 +111,7 @@ class Simulation:
         Returns (next state, what was applied: an (N, 3) force array or a Wrench)."""
         w = self.world
         t = state.t
-        tau = self.controller.act(state)
+        tau = self.last_tau = self.controller.act(state)  # kept: what this step applied (studies sample it)
         laws = self._laws
         if len(laws) == 1:  # the common case (friction only): no summing, no Wrench to build
             name, law = laws[0]
@@ -162,9 +163,7 @@ class Simulation:
             status, error = "diverged", str(exc)
             log.warning("%s", exc)
         except Exception as exc:  # the GUI window closed under us; anything else is a real error
-            from .engine import pb
-
-            if isinstance(exc, pb.error) and self.gui is not None and self.gui.closed:
+            if isinstance(exc, World.EngineError) and self.gui is not None and self.gui.closed:
                 status = "stopped"
             else:
                 raise

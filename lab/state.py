@@ -57,6 +57,7 @@ class ModelInfo:
     link_names: tuple[str, ...] = ()
     joint_names: tuple[str, ...] = ()  # the movable joints, in the order of RobotState.q
     dt: float = 0.0
+    joint_effort: np.ndarray | None = None  # (J,) each movable joint's torque limit as the URDF states it
 
     @property
     def n_links(self) -> int:

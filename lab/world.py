@@ -15,7 +15,7 @@ import tempfile
 import time
 
 import numpy as np
-from .engine import connect, pb
+from .engine import connect, pb, quiet_stdout
 
 from .errors import Diverged
 from .kernels import contact_rows
@@ -95,25 +95,30 @@ class World:
         self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
-    def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
-        """loadURDF wants a file: write the text to a temporary one. URDF_USE_INERTIA_FROM_FILE,
-        otherwise Bullet recomputes inertia from the collision shapes."""
+    def _load_urdf_file(self, path, base_pos, base_yaw: float) -> int:
+        """URDF_USE_INERTIA_FROM_FILE, otherwise Bullet recomputes inertia from the collision shapes."""
         c = self.client
+        return c.loadURDF(str(path), basePosition=list(base_pos),
+                          baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
+                          flags=pb.URDF_USE_INERTIA_FROM_FILE)
+
+    def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
+        """loadURDF wants a file: write the text to a temporary one."""
         fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
         try:
             with os.fdopen(fd, "w") as fh:
                 fh.write(urdf_text)
-            return c.loadURDF(path, basePosition=list(base_pos),
-                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                              flags=pb.URDF_USE_INERTIA_FROM_FILE)
+            return self._load_urdf_file(path, base_pos, base_yaw)
         finally:
             os.unlink(path)
 
-    def load_robot(self, urdf_text: str, base_pos, base_yaw: float, link_length: float, effort: float,
-                   engine_friction: float = 0.0) -> int:
-        """Load URDF text with the inertia it states, zero damping, and the velocity motors off."""
+    def load_robot(self, urdf_text: str | None, base_pos, base_yaw: float, link_length: float, effort: float,
+                   engine_friction: float = 0.0, urdf_path=None) -> int:
+        """Load URDF text (or the file ``urdf_path`` in place, so its relative mesh paths resolve) with
+        the inertia it states, zero damping, and the velocity motors off."""
         c = self.client
-        body = self._load_urdf_text(urdf_text, base_pos, base_yaw)
+        body = (self._load_urdf_file(urdf_path, base_pos, base_yaw) if urdf_path is not None
+                else self._load_urdf_text(urdf_text, base_pos, base_yaw))
         self.robot = body
         n_urdf_joints = c.getNumJoints(body)
         infos = [c.getJointInfo(body, j) for j in range(n_urdf_joints)]
@@ -137,15 +142,17 @@ class World:
             # Torque control needs the default velocity motors (which hold the joints) disabled.
             c.setJointMotorControlArray(body, self._joint_ids, pb.VELOCITY_CONTROL, forces=[0.0] * self.n_joints)
         self.model = ModelInfo(mass=mass, I_B=I_B, link_length=float(link_length), gravity=self.gravity,
-                               effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt)
+                               effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt,
+                               joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
         return body
 
     def load_spec(self, spec, base_pos, base_yaw: float) -> int:
         """Load a robot spec: its URDF, its engine friction (default 0: friction comes from the force
         laws), then its optional ``setup(world, body)`` hook for engine-side extras (gear couplings)."""
-        body = self.load_robot(spec.to_urdf(), base_pos, base_yaw, spec.link_length, spec.effort,
-                               engine_friction=getattr(spec, "engine_friction", 0.0))
+        path = getattr(spec, "file", None)  # a robot read from a file is loaded in place
+        body = self.load_robot(None if path is not None else spec.to_urdf(), base_pos, base_yaw, spec.link_length,
+                               spec.effort, engine_friction=getattr(spec, "engine_friction", 0.0), urdf_path=path)
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
@@ -163,11 +170,167 @@ class World:
         return body
 
     def set_joint_angles(self, q) -> None:
-        for j, angle in enumerate(q):
-            self.client.resetJointState(self.robot, j, float(angle), 0.0)
+        """Put the movable joints at angles ``q`` (J,), at rest."""
+        self.reset_state(q=q, qd=np.zeros(len(q)))
 
     def set_base_velocity(self, v_W, w_W=(0.0, 0.0, 0.0)) -> None:
         self.client.resetBaseVelocity(self.robot, list(map(float, v_W)), list(map(float, w_W)))
+
+    def reset_state(self, q=None, qd=None, p_W=None, quat_W=None, v_W=None, w_W=None) -> None:
+        """Reset the robot's state: movable joint angles ``q`` and rates ``qd`` (J,) (``qd`` default 0),
+        the base's pose (COM position ``p_W``, orientation ``quat_W`` xyzw; each kept if None) and twist
+        (``v_W``, ``w_W``; kept if both None, a missing one 0). Only the engine is reset: a controller's
+        integrators and a robot's per-step hook keep their state (the caller resets them)."""
+        c, b = self.client, self.robot
+        if q is not None:
+            qd = np.zeros(len(q)) if qd is None else qd
+            if len(q) != self.n_joints or len(qd) != self.n_joints:
+                raise ValueError(f"q, qd: expected {self.n_joints} values each, got {len(q)} and {len(qd)}")
+            for j, a, r in zip(self._joint_ids, np.asarray(q, float).tolist(), np.asarray(qd, float).tolist()):
+                c.resetJointState(b, j, a, r)
+        if p_W is not None or quat_W is not None:
+            pos, orn = c.getBasePositionAndOrientation(b)
+            c.resetBasePositionAndOrientation(b, list(map(float, pos if p_W is None else p_W)),
+                                              list(map(float, orn if quat_W is None else quat_W)))
+        if v_W is not None or w_W is not None:
+            self.set_base_velocity((0.0, 0.0, 0.0) if v_W is None else v_W, (0.0, 0.0, 0.0) if w_W is None else w_W)
+
+    # ------------------------------------------------------------------ building the scene (arenas, trials, robots' extras)
+    GROUND_RGBA = (0.82, 0.82, 0.78, 1.0)
+    STONE_RGBA = (0.62, 0.60, 0.56, 1.0)
+
+    def add_ground_plane(self, friction: float, z: float = 0.0) -> int:
+        """A static collision plane at height ``z`` with engine friction ``friction`` and no restitution."""
+        c = self.client
+        shape = c.createCollisionShape(pb.GEOM_PLANE)
+        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=list(self.GROUND_RGBA),
+                                  visualFramePosition=[0, 0, -0.001])
+        body = c.createMultiBody(0, shape, vis, basePosition=[0.0, 0.0, z]) if z else c.createMultiBody(0, shape, vis)
+        c.changeDynamics(body, -1, restitution=0.0, lateralFriction=friction)
+        return body
+
+    def add_static_box(self, half_extents, position, friction: float, rpy=None, rgba=STONE_RGBA) -> int:
+        """A static box (collision and visual) centred at ``position``, turned by ``rpy`` (rad)."""
+        c = self.client
+        half = [float(h) for h in half_extents]
+        shape = c.createCollisionShape(pb.GEOM_BOX, halfExtents=half)
+        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=list(rgba))
+        kw = {} if rpy is None else {"baseOrientation": c.getQuaternionFromEuler(list(rpy))}
+        body = c.createMultiBody(0, shape, vis, basePosition=list(position), **kw)
+        c.changeDynamics(body, -1, restitution=0.0, lateralFriction=friction)
+        return body
+
+    def add_visual_box(self, half_extents, position, rgba) -> int:
+        """A visual-only static box (no collision, no mass): shown by the GUI mirror and the camera."""
+        c = self.client
+        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[float(h) for h in half_extents], rgbaColor=list(rgba))
+        return c.createMultiBody(0, -1, vis, basePosition=list(position))
+
+    MAX_SHAPES = 16  # PyBullet's createVisualShapeArray holds at most 16 shapes (17 segfaults, measured)
+
+    def add_visual_boxes(self, half_extents, positions, yaws, rgba) -> list[int]:
+        """Visual-only static boxes (each turned by its yaw about z), up to 16 to a body; the body ids."""
+        c = self.client
+        bodies = []
+        n = len(positions)
+        for k0 in range(0, n, self.MAX_SHAPES):
+            k = range(k0, min(n, k0 + self.MAX_SHAPES))
+            vis = c.createVisualShapeArray(
+                shapeTypes=[pb.GEOM_BOX] * len(k), halfExtents=[list(map(float, half_extents[i])) for i in k],
+                visualFramePositions=[list(map(float, positions[i])) for i in k],
+                visualFrameOrientations=[c.getQuaternionFromEuler([0.0, 0.0, float(yaws[i])]) for i in k],
+                rgbaColors=[list(rgba)] * len(k))
+            bodies.append(c.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=-1, baseVisualShapeIndex=vis))
+        return bodies
+
+    def set_gravity(self, g_W) -> None:
+        """The engine's gravity vector (a sloped arena turns it instead of the ground)."""
+        self.client.setGravity(*[float(g) for g in g_W])
+
+    def set_dynamics(self, body: int, link: int = -1, **kw) -> None:
+        """Engine dynamics of one body's link (-1: the base): ``lateralFriction``, ``restitution``,
+        ``rollingFriction``, ``spinningFriction``, ``mass`` … as PyBullet's changeDynamics names them."""
+        self.client.changeDynamics(body, link, **kw)
+
+    def fix_base(self) -> None:
+        """Make the robot's base static (mass 0 in the engine): an exact weld of the base link."""
+        self.client.changeDynamics(self.robot, -1, mass=0.0)
+
+    def weld_base_constraint(self) -> int:
+        """Weld the robot's base to the world where it is with a JOINT_FIXED constraint (soft: the
+        solver holds it iteratively); returns the constraint id."""
+        c = self.client
+        pos, orn = c.getBasePositionAndOrientation(self.robot)
+        return c.createConstraint(self.robot, -1, -1, -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], pos,
+                                  childFrameOrientation=orn)
+
+    def set_contact_solver(self, kind: str, residual_threshold: float) -> None:
+        """The constraint solver: ``"mlcp_pgs"`` or ``"sequential_impulse"``, with its residual threshold."""
+        solvers = {"mlcp_pgs": pb.CONSTRAINT_SOLVER_LCP_PGS, "sequential_impulse": pb.CONSTRAINT_SOLVER_LCP_SI}
+        with quiet_stdout():  # the solver switch prints to C stdout
+            self.client.setPhysicsEngineParameter(constraintSolverType=solvers[kind],
+                                                  solverResidualThreshold=residual_threshold)
+
+    def urdf_joints(self, body: int | None = None) -> dict[str, int]:
+        """Every URDF joint of a body (default: the robot) by name → engine joint index (fixed ones too)."""
+        b = self.robot if body is None else body
+        c = self.client
+        return {c.getJointInfo(b, j)[12].decode(): j for j in range(c.getNumJoints(b))}
+
+    def add_gear(self, parent_joint: int, child_joint: int, ratio: float, max_force: float, erp: float) -> int:
+        """A JOINT_GEAR constraint between two joints of the robot (child = ratio · parent, solved
+        iteratively: soft when many light links hang on it, see DESIGN.md); returns its id."""
+        c = self.client
+        cid = c.createConstraint(self.robot, parent_joint, self.robot, child_joint, jointType=pb.JOINT_GEAR,
+                                 jointAxis=[0, 1, 0], parentFramePosition=[0, 0, 0], childFramePosition=[0, 0, 0])
+        c.changeConstraint(cid, gearRatio=ratio, maxForce=max_force, erp=erp)
+        return cid
+
+    def fast_calls(self):
+        """The per-step engine calls a robot's ``after_step`` hook may make, bound to this world's client
+        (the BulletClient wrapper costs ~2 µs a call): ``(joint_states(body, joints),
+        reset_joint_states_multidof(body, joints, q, qd), change_constraint(cid, **kw))``."""
+        cid = self.client._client
+        bind = functools.partial
+        return (bind(pb.getJointStates, physicsClientId=cid), bind(pb.resetJointStatesMultiDof, physicsClientId=cid),
+                bind(pb.changeConstraint, physicsClientId=cid))
+
+    # ------------------------------------------------------------------ dynamics queries (no stepping)
+    def link_com_offsets(self) -> np.ndarray:
+        """(N − 1, 3): each non-base link's COM in its URDF link (joint) frame, the inertial origin."""
+        c = self.client
+        return np.array([c.getDynamicsInfo(self.robot, k)[3] for k in range(self.n_links - 1)], float)
+
+    def inverse_dynamics(self, q, qd, qdd) -> np.ndarray:
+        """Bullet's inverse dynamics (recursive Newton–Euler on the multibody tree) at (q, q̇, q̈) of the
+        movable joints: the joint torques (J,), for a fixed-base robot (:meth:`fix_base`)."""
+        tau = self.client.calculateInverseDynamics(self.robot, [float(x) for x in q], [float(x) for x in qd],
+                                                   [float(x) for x in qdd])
+        return np.array(tau, float)
+
+    def link_jacobian(self, link: int, point_L, q) -> tuple[np.ndarray, np.ndarray]:
+        """(J_v (3, J), J_ω (3, J)) of engine link ``link`` (0-based, the base excluded) at the point
+        ``point_L`` given in the URDF link (joint) frame — not the COM frame — at configuration q."""
+        zero = [0.0] * len(q)
+        lin, ang = self.client.calculateJacobian(self.robot, int(link), [float(x) for x in point_L],
+                                                 [float(x) for x in q], zero, zero)
+        return np.asarray(lin, float), np.asarray(ang, float)
+
+    def debug_line(self, a_W, b_W, rgb, width: float = 1.0) -> int:
+        """A debug line in this world's window (a GUI world); returns its id."""
+        return self.client.addUserDebugLine(list(a_W), list(b_W), list(rgb), float(width), 0)
+
+    # ------------------------------------------------------------------ camera
+    def camera_image(self, width: int, height: int, eye_W, target_W, up_W=(0.0, 0.0, 1.0), fov_deg: float = 50.0,
+                     near: float = 0.01, far: float = 100.0, view=None, proj=None) -> np.ndarray:
+        """An (height, width, 3) uint8 RGB image from the CPU renderer (no window needed), looking from
+        ``eye_W`` at ``target_W``; ``view``/``proj`` (PyBullet's 16-float matrices) override them."""
+        c = self.client
+        view = view if view is not None else c.computeViewMatrix(list(map(float, eye_W)), list(map(float, target_W)),
+                                                                 list(map(float, up_W)))
+        proj = proj if proj is not None else c.computeProjectionMatrixFOV(fov_deg, width / height, near, far)
+        img = c.getCameraImage(width, height, view, proj, renderer=pb.ER_TINY_RENDERER, flags=pb.ER_NO_SEGMENTATION_MASK)
+        return np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3].copy()
 
     # ------------------------------------------------------------------ state
     def read_state(self) -> RobotState:
@@ -277,6 +440,8 @@ class World:
             raise Diverged(state.t, f"a link fell through the floor (z = {state.p_W[:, 2].min():.3f} m)")
         if state.kinetic_energy > max_kinetic_energy:
             raise Diverged(state.t, f"runaway kinetic energy {state.kinetic_energy:.3g} J > {max_kinetic_energy} J")
+
+    EngineError = pb.error  # what an engine call raises once the client is gone (a closed GUI window)
 
     def close(self) -> None:
         try:

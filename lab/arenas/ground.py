@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine import pb
 from ..fields import Validated, num, vector
+from .base import register_arena
 
 
+@register_arena("ground")
 @dataclass(frozen=True)
 class FlatGround(Validated):
     """An infinite plane at z = 0. ``friction`` is the ground's engine friction coefficient: it only
@@ -16,15 +17,10 @@ class FlatGround(Validated):
     friction: float = num(1.0, ge=0, le=5, doc="the ground's engine friction coefficient")
 
     def build(self, world) -> int:
-        c = world.client
-        shape = c.createCollisionShape(pb.GEOM_PLANE)
-        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=[0.82, 0.82, 0.78, 1],
-                                  visualFramePosition=[0, 0, -0.001])
-        ground = c.createMultiBody(0, shape, vis)
-        c.changeDynamics(ground, -1, restitution=0.0, lateralFriction=self.friction)
-        return ground
+        return world.add_ground_plane(self.friction)
 
 
+@register_arena("water")
 @dataclass(frozen=True)
 class Water(Validated):
     """Open water: no floor, gravity kept (the hydrodynamics law supplies buoyancy). ``current``
@@ -41,16 +37,15 @@ class Water(Validated):
         # Visual only (no collision shape, no mass): free for the physics, and present in every
         # client so the GUI mirror and the video renderer show the water. The current's arrows are
         # debug lines, drawn by the GUI into its own window.
-        c = world.client
-        vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[20, 20, self.depth / 2], rgbaColor=list(self.tint))
-        c.createMultiBody(0, -1, vis, basePosition=[0, 0, -self.depth / 2])
+        world.add_visual_box([20, 20, self.depth / 2], [0, 0, -self.depth / 2], self.tint)
         if world.gui:
-            self.draw_current(c)
+            self.draw_current(world.debug_line)
         return None
 
-    def draw_current(self, client, spacing: float = 2.0, n_half: int = 2, z: float = 0.25) -> list[int]:
+    def draw_current(self, line, spacing: float = 2.0, n_half: int = 2, z: float = 0.25) -> list[int]:
         """Arrows of the current on a (2·n_half+1)² grid around the origin, 1 m long per m/s (at least
-        0.3 m), each a shaft and two barbs; nothing in still water."""
+        0.3 m), each a shaft and two barbs; nothing in still water. ``line(from, to, rgb, width)`` draws
+        one debug line and returns its id (the GUI's or the World's)."""
         import math
 
         vx, vy = self.current
@@ -65,9 +60,9 @@ class Water(Validated):
             for j in range(-n_half, n_half + 1):
                 x0, y0 = i * spacing - 0.5 * L * ux, j * spacing - 0.5 * L * uy
                 x1, y1 = x0 + L * ux, y0 + L * uy
-                ids.append(client.addUserDebugLine([x0, y0, z], [x1, y1, z], rgb, 3.0, 0))
+                ids.append(line([x0, y0, z], [x1, y1, z], rgb, 3.0))
                 for sgn in (1.0, -1.0):  # barbs at ±150° from the shaft
                     bx = x1 + 0.2 * L * (-ux * 0.866 - sgn * uy * 0.5)
                     by = y1 + 0.2 * L * (-uy * 0.866 + sgn * ux * 0.5)
-                    ids.append(client.addUserDebugLine([x1, y1, z], [bx, by, z], rgb, 3.0, 0))
+                    ids.append(line([x1, y1, z], [bx, by, z], rgb, 3.0))
         return ids

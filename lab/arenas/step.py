@@ -17,9 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..engine import pb
 from ..fields import Validated, count, num
-from . import register_arena
+from .base import register_arena
 
 
 def gravity_E(slope_deg: float, yaw_deg: float, g: float) -> np.ndarray:
@@ -46,7 +45,7 @@ class _TiltedArena(Validated):
 
     def _build_ground(self, world, z: float = 0.0) -> int:
         ground = _plane(world, self.friction, z)
-        world.client.setGravity(*self.gravity(world.gravity).tolist())
+        world.set_gravity(self.gravity(world.gravity))
         world.arena_bodies = {"ground": ground}
         return ground
 
@@ -140,35 +139,18 @@ class Slope(_TiltedArena):
         ground = self._build_ground(world, -self.ridge_height if self.n_ridges else 0.0)
         side = 2 * self.ridge_height  # the bar's side: its diagonal reaches 0.41 h below the slope
         for k, (x, h) in enumerate(self.ridge_apexes()):
-            c = world.client
             half = [side / 2, self.width / 2, side / 2]
-            shape = c.createCollisionShape(pb.GEOM_BOX, halfExtents=half)
-            vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=[0.62, 0.60, 0.56, 1])
-            body = c.createMultiBody(0, shape, vis, basePosition=[x, 0.0, h - side / math.sqrt(2)],
-                                     baseOrientation=c.getQuaternionFromEuler([0, math.pi / 4, 0]))
-            c.changeDynamics(body, -1, restitution=0.0, lateralFriction=self.friction)
+            body = world.add_static_box(half, [x, 0.0, h - side / math.sqrt(2)], self.friction, rpy=(0, math.pi / 4, 0))
             world.arena_bodies[f"ridge_{k}"] = body
         return ground
 
 
 def _plane(world, friction: float, z: float = 0.0) -> int:
-    c = world.client
-    shape = c.createCollisionShape(pb.GEOM_PLANE)
-    vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=[50, 50, 0.001], rgbaColor=[0.82, 0.82, 0.78, 1],
-                              visualFramePosition=[0, 0, -0.001])
-    ground = c.createMultiBody(0, shape, vis, basePosition=[0.0, 0.0, z])
-    c.changeDynamics(ground, -1, restitution=0.0, lateralFriction=friction)
-    return ground
+    return world.add_ground_plane(friction, z)
 
 
 def _box(world, centre, size, friction: float) -> int:
-    c = world.client
-    half = [s / 2 for s in size]
-    shape = c.createCollisionShape(pb.GEOM_BOX, halfExtents=half)
-    vis = c.createVisualShape(pb.GEOM_BOX, halfExtents=half, rgbaColor=[0.62, 0.60, 0.56, 1])
-    body = c.createMultiBody(0, shape, vis, basePosition=list(centre))
-    c.changeDynamics(body, -1, restitution=0.0, lateralFriction=friction)
-    return body
+    return world.add_static_box([s / 2 for s in size], centre, friction)
 
 
 __all__ = ["Slope", "Step", "Stairs", "gravity_E"]

@@ -1,7 +1,8 @@
 """Engine-vs-analytic cross-checks: ``lab check [NAME...]``: the registry and the runner.
 
 The engine's own checks against closed forms live here (:mod:`.friction_block`); each paper's checks
-live in its home under :mod:`lab.papers` and register themselves with :func:`check` on import.
+live in its home under :mod:`lab.papers`. Each registers with :func:`check`; the built-ins are listed in
+:mod:`lab.plugins` and imported on the registry's first lookup, so importing this package imports no paper.
 
 Each check is a function ``(overrides) -> dict[figure, Figure]`` registered with :func:`check`.
 Every figure carries its value, its tolerance (from :mod:`lab.tolerances`) and pass/fail.
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..registry import Registry
 from ..results import write_json_atomic
 
 
@@ -37,15 +39,13 @@ class Check:
     doc: str
 
 
-CHECKS: dict[str, Check] = {}
+CHECKS: Registry[Check] = Registry("check")
 
 
 def check(name: str):
-    def deco(fn):
-        CHECKS[name] = Check(name, fn, (fn.__doc__ or "").strip().splitlines()[0])
-        return fn
-
-    return deco
+    """Register ``fn(overrides) -> dict[figure, Figure]`` as check ``name``; its docstring's first line
+    is the one-line description ``lab check --list`` prints."""
+    return CHECKS.register(name, wrap=lambda fn: Check(name, fn, (fn.__doc__ or "").strip().splitlines()[0]))
 
 
 def run_checks(names: list[str], overrides: list[str], out, command: list[str] | None = None,
@@ -98,11 +98,5 @@ def run_checks(names: list[str], overrides: list[str], out, command: list[str] |
     lines.append("all checks passed" if all_ok else "SOME CHECKS FAILED")
     return all_ok, "\n".join(lines)
 
-
-# Registration: the lab's own engine checks here, each paper's checks in its home (lab.papers).
-from . import friction_block  # noqa: E402,F401
-from ..papers import load_all as _load_papers  # noqa: E402
-
-_load_papers()
 
 __all__ = ["CHECKS", "Figure", "check", "run_checks", "json"]

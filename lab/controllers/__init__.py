@@ -1,25 +1,31 @@
-"""Controllers by scenario ``type``: name -> (params dataclass, controller class)."""
+"""Controllers by scenario ``type``: :data:`CONTROLLERS` maps a name to its (params dataclass, class).
 
-from .belt_drive import BeltDrive, BeltDriveParams
-from .climbing import TrackedClimb, TrackedClimbParams
-from .eel_fl import EelFeedbackLinearization, EelFLParams
-from .head_tracking_pfl import HeadTrackingPFL, HeadTrackingPFLParams
-from .passive_creeping import PassiveCreeping, PassiveCreepingParams
-from .serpenoid import Serpenoid, SerpenoidParams
+The built-ins are listed in :mod:`lab.plugins` and imported on the registry's first lookup; user code
+adds its own with ``@lab.register_controller(name, params=…)``. The classes are importable from their
+modules (``lab.controllers.serpenoid.Serpenoid``) or, lazily, from this package.
+"""
 
-CONTROLLERS = {
-    "passive_creeping": (PassiveCreepingParams, PassiveCreeping),
-    "serpenoid": (SerpenoidParams, Serpenoid),
-    "eel_feedback_linearization": (EelFLParams, EelFeedbackLinearization),
-    "tracked_climb": (TrackedClimbParams, TrackedClimb),
-    "belt_drive": (BeltDriveParams, BeltDrive),
-    "head_tracking_pfl": (HeadTrackingPFLParams, HeadTrackingPFL),
+from __future__ import annotations
+
+from .base import CONTROLLERS, Controller, ControllerEntry, make_controller, register_controller
+
+_LAZY = {
+    "BeltDrive": "belt_drive", "BeltDriveParams": "belt_drive",
+    "TrackedClimb": "climbing", "TrackedClimbParams": "climbing",
+    "EelFeedbackLinearization": "eel_fl", "EelFLParams": "eel_fl",
+    "HeadTrackingPFL": "head_tracking_pfl", "HeadTrackingPFLParams": "head_tracking_pfl",
+    "PassiveCreeping": "passive_creeping", "PassiveCreepingParams": "passive_creeping",
+    "Serpenoid": "serpenoid", "SerpenoidParams": "serpenoid",
 }
 
 
-def make_controller(kind: str, params):
-    return CONTROLLERS[kind][1](params)
+def __getattr__(name: str):
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)
 
 
-__all__ = ["CONTROLLERS", "make_controller", "BeltDrive", "BeltDriveParams", "EelFeedbackLinearization", "EelFLParams", "PassiveCreeping", "PassiveCreepingParams", "Serpenoid", "SerpenoidParams",
-           "TrackedClimb", "TrackedClimbParams", "HeadTrackingPFL", "HeadTrackingPFLParams"]
+__all__ = ["CONTROLLERS", "Controller", "ControllerEntry", "make_controller", "register_controller", *_LAZY]

@@ -7,9 +7,11 @@ A controller holds its parameters as a frozen dataclass (``params``) and any int
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import NamedTuple
 
 import numpy as np
 
+from ..registry import Registry
 from ..state import ModelInfo, RobotState
 
 
@@ -38,3 +40,36 @@ class Controller:
     def saturate(self, tau: np.ndarray) -> np.ndarray:
         e = self.model.effort
         return np.clip(tau, -e, e)
+
+
+class ControllerEntry(NamedTuple):
+    """A registered controller: its parameter dataclass (the scenario's ``[controller]`` table) and class."""
+
+    params: type
+    cls: type
+
+
+CONTROLLERS: Registry[ControllerEntry] = Registry("controller")
+
+
+def register_controller(name: str, params: type):
+    """Register a :class:`Controller` subclass as ``[controller] type = name`` with its parameter dataclass
+    (frozen, validated: :class:`lab.fields.Validated`). A registered controller gets what a built-in gets:
+    scenario validation, the JSON Schema, GUI sliders (its :meth:`Controller.tunables`), sweeps and
+    regression runs::
+
+        @lab.register_controller("my_gait", params=MyGaitParams)
+        class MyGait(Controller): ...
+    """
+
+    def deco(cls):
+        if not (isinstance(cls, type) and issubclass(cls, Controller)):
+            raise TypeError(f"register_controller({name!r}): {cls!r} is not a lab.controllers.base.Controller")
+        CONTROLLERS.add(name, ControllerEntry(params, cls), origin=cls.__module__)
+        return cls
+
+    return deco
+
+
+def make_controller(kind: str, params) -> Controller:
+    return CONTROLLERS[kind].cls(params)

@@ -18,7 +18,7 @@ import math
 
 from ..fields import Validated, num
 from ..state import ModelInfo, RobotState
-from .base import Controller
+from .base import Controller, register_controller
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class BeltDriveParams(Validated):
     kd_arm: float = num(5.0, ge=0, le=1e4, unit="N·m·s/rad", doc="arm angle servo, damping")
 
 
+@register_controller("belt_drive", params=BeltDriveParams)
 class BeltDrive(Controller):
     def reset(self, model: ModelInfo, dt: float) -> None:
         super().reset(model, dt)

@@ -40,7 +40,7 @@ import numpy as np
 from ..papers.hu2013_tracked.model.params import DriveLimits
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, choice, info, num
-from .base import Controller
+from .base import Controller, register_controller
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
 TWO_PI_3 = 2 * math.pi / 3
@@ -236,6 +236,7 @@ def forward_axis(state: RobotState) -> np.ndarray:
     return x / max(math.hypot(y[0], y[1]), 1e-9)
 
 
+@register_controller("tracked_climb", params=TrackedClimbParams)
 class TrackedClimb(Controller):
     """Advance, flip, climb, drive on (see the module doc)."""
 

@@ -41,7 +41,7 @@ import numpy as np
 from ..fields import choice, info, num
 from ..forces.hydrodynamics import HydroCoefficients
 from ..state import ModelInfo, RobotState
-from .base import Controller
+from .base import Controller, register_controller
 
 DEG = math.pi / 180.0
 
@@ -112,6 +112,7 @@ def outer_loop(p: EelFLParams, t: float, phi: np.ndarray, phid: np.ndarray) -> n
     return rdd + p.kd * (rd - phid) + p.kp * (r - phi)
 
 
+@register_controller("eel_feedback_linearization", params=EelFLParams)
 class EelFeedbackLinearization(Controller):
     """Eqs. 35–37 on the engine (reads the snapshot) and on the analytic models (:meth:`model_torque`).
 

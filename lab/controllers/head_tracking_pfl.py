@@ -41,7 +41,7 @@ from ..papers.guo2015_wheeled import model as gw
 from ..papers.guo2015_wheeled.params import PAPER, Guo2015Params
 from ..robots.wheeled_snake import Layout, lateral_slip
 from ..state import ModelInfo, RobotState
-from .base import Controller
+from .base import Controller, register_controller
 
 ERR_RGB = (0.85, 0.1, 0.1)
 
@@ -123,6 +123,7 @@ def lab_torques(u: np.ndarray) -> np.ndarray:
     return -np.asarray(u, dtype=float)[::-1]
 
 
+@register_controller("head_tracking_pfl", params=HeadTrackingPFLParams)
 class HeadTrackingPFL(Controller):
     """u = g⁺(√(nm) ũ − f) at the engine's state, clipped at the robot's effort (module docstring).
 
@@ -227,7 +228,3 @@ class HeadTrackingPFL(Controller):
 
 
 __all__ = ["HeadTrackingPFL", "HeadTrackingPFLParams", "UnifiedPFL", "lab_torques", "paper_state", "wrap"]
-
-# The head-tracking trial (its metrics read this controller's logs) registers itself on import; it is
-# imported here because lab/trials/__init__.py lists the other trials.
-from ..trials import head_tracking as _trial  # noqa: E402,F401  (registration)

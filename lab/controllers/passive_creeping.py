@@ -10,7 +10,7 @@ import numpy as np
 from .. import kernels
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, info, num
-from .base import Controller
+from .base import Controller, register_controller
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class PassiveCreepingParams(Validated):
             raise ValueError("coupling_gain_fixed: needs K_body > 0 (the frozen integral is coupling_gain_fixed/K_body)")
 
 
+@register_controller("passive_creeping", params=PassiveCreepingParams)
 class PassiveCreeping(Controller):
     """Head joint (eq. 14) and body joints (eq. 15) of Wang 2011.
 

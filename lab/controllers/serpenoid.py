@@ -10,7 +10,7 @@ import numpy as np
 from .. import kernels
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, num
-from .base import Controller
+from .base import Controller, register_controller
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,7 @@ class SerpenoidParams(Validated):
     phase_offset: float = num(0.0, ge=-2 * math.pi, le=2 * math.pi, unit="rad", doc="phase φ₀ of the tail joint")
 
 
+@register_controller("serpenoid", params=SerpenoidParams)
 class Serpenoid(Controller):
     """τ = k_p (x_ref − q) + k_d (ẋ_ref − q̇), saturated at the effort limit."""
 

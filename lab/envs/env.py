@@ -237,18 +237,12 @@ class LabEnv(gym.Env):
     def render(self):
         if self.render_mode != "rgb_array":
             return None
-        from ..engine import pb
-
         w, h = self.render_size
-        c = self.sim.world.client
         com = self.state.com_W
         back = self.task_frame[:, 0]
         size = max(0.3, 1.5 * float(np.ptp(self.state.p_W[:, :2], axis=0).max() + self.scenario.robot.link_length))
         eye = com - back * size * 0.8 + np.array([0.0, 0.0, 0.6 * size])
-        view = c.computeViewMatrix(eye.tolist(), com.tolist(), [0.0, 0.0, 1.0])
-        proj = c.computeProjectionMatrixFOV(50.0, w / h, 0.01, 100.0)
-        img = c.getCameraImage(w, h, view, proj, renderer=pb.ER_TINY_RENDERER, flags=pb.ER_NO_SEGMENTATION_MASK)
-        return np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3].copy()
+        return self.sim.world.camera_image(w, h, eye, com, fov_deg=50.0, near=0.01, far=100.0)
 
     def close(self):
         if self.sim is not None:

@@ -11,6 +11,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..registry import Registry
+
+# Laws by scenario type: FRICTION for the ``[friction]`` table, FORCES for ``[forces.<name>]`` tables.
+# The built-ins are listed in lab.plugins; user code adds laws with ``@lab.register_force(name)``.
+FRICTION: Registry[type] = Registry("friction law")
+FORCES: Registry[type] = Registry("force law")
+
+
+def register_force(name: str):
+    """Register a force-law dataclass as ``[forces.<any>] type = name``: its fields are the table's keys,
+    ``law(state, t)`` returns an (N, 3) array of forces at the link COMs (world frame) or a :class:`Wrench`."""
+    return FORCES.register(name)
+
 
 @dataclass
 class Wrench:

@@ -44,8 +44,7 @@ import numpy as np
 
 from ..fields import Validated, num
 from ..state import RobotState
-from . import register_force
-from .base import Wrench
+from .base import Wrench, register_force
 
 
 @functools.lru_cache(maxsize=16)

@@ -21,6 +21,7 @@ import numpy as np
 from .. import kernels
 from ..fields import Validated, choice, info, num
 from ..state import RobotState
+from .base import FRICTION
 
 
 def _ground_frame(state: RobotState) -> tuple[np.ndarray, np.ndarray]:
@@ -36,6 +37,7 @@ def _ground_frame(state: RobotState) -> tuple[np.ndarray, np.ndarray]:
     return t, n
 
 
+@FRICTION.register("coulomb")
 @dataclass(frozen=True)
 class AnisotropicCoulomb(Validated):
     """Coulomb friction with different coefficients along and across each module.
@@ -84,6 +86,7 @@ class AnisotropicCoulomb(Validated):
                                float(self.slip_tol), bool(self.head_exempt))
 
 
+@FRICTION.register("viscous")
 @dataclass(frozen=True)
 class ViscousFriction(Validated):
     """Viscous ground friction f_i = [−c_t v_t, −c_n v_n] per link (N·s/m), same frames as above."""
@@ -104,6 +107,7 @@ class ViscousFriction(Validated):
         return F_W
 
 
+@FRICTION.register("none")
 @dataclass(frozen=True)
 class NoFriction:
     """No callback friction (the engine's tangential friction stays off too)."""
@@ -113,5 +117,3 @@ class NoFriction:
     def __call__(self, state: RobotState, t: float) -> np.ndarray:
         return np.zeros((state.model.n_links, 3))
 
-
-FRICTION = {"coulomb": AnisotropicCoulomb, "viscous": ViscousFriction, "none": NoFriction}

@@ -48,8 +48,7 @@ import numpy as np
 
 from ..fields import Validated, choice, info, num, vector
 from ..state import RobotState
-from . import register_force
-from .base import Wrench
+from .base import Wrench, register_force
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,7 @@ import numpy as np
 
 from ..fields import Validated, info, num
 from ..state import RobotState
-from . import register_force
-from .base import Wrench
+from .base import Wrench, register_force
 
 
 @register_force("tether")

@@ -1,8 +1,8 @@
 """One home per paper: how each paper is reproduced.
 
 Each package holds that paper's study — its report section, its checks, the trials and analyses only
-it uses — and registers them on import. Reusable parts stay where they are (robots, arenas, forces,
-controllers, models, analysis used by several papers, trials).
+it uses; its checks and report section are listed in :mod:`lab.plugins`. Reusable parts stay where
+they are (robots, arenas, forces, controllers, models, analysis used by several papers, trials).
 
 | package              | paper                                                             | report section | checks |
 |----------------------|-------------------------------------------------------------------|----------------|--------|
@@ -12,24 +12,12 @@ controllers, models, analysis used by several papers, trials).
 | ``guo2015_wheeled``  | Guo et al. 2015, passive-wheel snake, unified model and PFL       | ``seed000``    | ``nonholonomic_models``, ``pfl_tracking``, ``pfl_engine`` |
 | ``wang2011_unified`` | Wang et al. 2011, unified locomotion/manipulation dynamics        | ``seed002``    | ``unified_manipulation``, ``unified_locomotion`` |
 
-To change how paper X is reproduced, open its package here; to add a paper, add a package and list
-it in :data:`PAPERS`.
+To change how paper X is reproduced, open its package here; to add a paper, add a package, list it in
+:data:`PAPERS` and its checks and report modules in :mod:`lab.plugins`.
 """
 
 from __future__ import annotations
 
-import importlib
-
 PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unified", "guo2015_wheeled")
 
-
-def load_all() -> None:
-    """Import every paper's package and the modules it lists in ``REGISTERS`` (its report section(s) and
-    checks). Importing a paper's model alone (as a library controller does) registers nothing."""
-    for name in PAPERS:
-        package = importlib.import_module(f"{__name__}.{name}")
-        for module in getattr(package, "REGISTERS", ()):
-            importlib.import_module(f"{package.__name__}.{module}")
-
-
-__all__ = ["PAPERS", "load_all"]
+__all__ = ["PAPERS"]

@@ -10,8 +10,8 @@ Register a section from the paper's home (``lab/papers/<paper>/report.py``)::
         fig = ctx.save_figure(make_figure(runs["startup"]), "startup", caption="…")
         return SectionResult(body="…", figures=[fig], table=[Row("E mean", "0.9 J", "1.0 J", "pass")])
 
-and import that module from the paper package's ``__init__`` (:mod:`lab.papers` imports every
-paper when a report is built). This package holds only the registry and the renderer.
+and list that module in :mod:`lab.plugins` (``"report section"``): the registry imports it on its first
+lookup, when a report is built or listed. This package holds only the registry and the renderer.
 """
 
 from .cli import add_cli

@@ -3,8 +3,8 @@
 A section is a function registered with :func:`section`; it receives a :class:`Context` (output
 folder, ``run_many`` to run scenarios, ``save_figure``) and returns a :class:`SectionResult`: markdown
 text, figures and a table comparing lab values with the paper's. Sections live in the modules of the
-papers they report on (``lab/papers/<paper>/report.py``) and register themselves when
-:mod:`lab.papers` is imported, which happens only when a report is built or listed.
+papers they report on (``lab/papers/<paper>/report.py``), listed in :mod:`lab.plugins`; the registry
+imports them on its first lookup, which happens only when a report is built or listed.
 """
 
 from __future__ import annotations
@@ -12,64 +12,18 @@ from __future__ import annotations
 import logging
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from ..errors import LabError
+from ..registry import Registry
+from .types import MARKS, Figure, Row, Section, SectionOutcome, SectionResult  # noqa: F401  (the public names)
 
 log = logging.getLogger(__name__)
 
-MARKS = ("pass", "warn", "fail", "info")
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
-
-@dataclass(frozen=True)
-class Row:
-    """One line of a section's comparison table. ``mark``: pass (agrees within the stated tolerance),
-    warn (disagrees: the note says how and why, as far as known), fail, info (nothing to compare)."""
-
-    quantity: str
-    lab: str
-    paper: str
-    mark: str
-    note: str = ""
-
-    def __post_init__(self):
-        if self.mark not in MARKS:
-            raise ValueError(f"mark: must be one of {', '.join(MARKS)}, got {self.mark!r}")
-
-
-@dataclass(frozen=True)
-class Figure:
-    path: Path
-    caption: str = ""
-
-
-@dataclass
-class SectionResult:
-    body: str = ""  # markdown
-    figures: list[Figure] = field(default_factory=list)
-    table: list[Row] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Section:
-    key: str
-    title: str
-    paper: str
-    func: Callable
-
-
-@dataclass
-class SectionOutcome:
-    section: Section
-    result: SectionResult
-    wall_s: float
-    error: str = ""
-
-
-SECTIONS: dict[str, Section] = {}
+SECTIONS: Registry[Section] = Registry("report section")  # the built-ins are listed in lab.plugins
 
 
 def section(key: str, title: str, paper: str = ""):
@@ -77,18 +31,13 @@ def section(key: str, title: str, paper: str = ""):
     if not _NAME_RE.match(key):
         raise ValueError(f"section key must be letters, digits, '_', '.', '-', got {key!r}")
 
-    def deco(func):
-        SECTIONS[key] = Section(key, title, paper, func)
-        return func
-
-    return deco
+    return SECTIONS.register(key, wrap=lambda func: Section(key, title, paper, func))
 
 
-def load_sections() -> dict[str, Section]:
-    """Every registered section: importing the papers' homes registers them."""
-    from ..papers import load_all
-
-    load_all()
+def load_sections() -> Registry[Section]:
+    """Every registered section: the built-ins of :mod:`lab.plugins` (the papers' report modules) and any
+    registered by user code."""
+    SECTIONS.load()
     return SECTIONS
 
 

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from ..results import write_text_atomic
-from .core import SectionOutcome
+from .types import SectionOutcome
 
 MARK_SYMBOL = {"pass": "pass", "warn": "warn", "fail": "FAIL", "info": "info"}
 

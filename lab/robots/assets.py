@@ -8,7 +8,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from ..resources import asset_dir
-from . import ROBOTS
+from .base import ROBOTS
 
 ASSET_DIR = asset_dir()  # the checkout's assets/urdf/, or the wheel's copy (lab.resources)
 
@@ -17,6 +17,8 @@ def default_assets() -> dict[str, str]:
     """Relative path → file text for every default robot (URDF and a README of its parameters)."""
     out = {}
     for name, cls in ROBOTS.items():
+        if not getattr(cls, "default_asset", True):  # a robot read from the user's file has no default
+            continue
         spec = cls()
         out[f"{name}/{name}.urdf"] = spec.to_urdf()
         mp = spec.mass_props()

@@ -8,9 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fields import Validated, count, num
+from .base import register_robot
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
+@register_robot("eel")
 @dataclass(frozen=True)
 class EelSpec(Validated):
     """``n_links`` cylinders of half-length ``half_length`` (l) and radius ``radius`` (R).

@@ -6,9 +6,11 @@ import math
 from dataclasses import dataclass
 
 from ..fields import Validated, count, num
+from .base import register_robot
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
+@register_robot("snake")
 @dataclass(frozen=True)
 class SnakeSpec(Validated):
     """A planar chain of ``n_modules`` cylinders with yaw joints (Wang 2011, Fig 2, Table 1).

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fields import Validated, info, num, vector
+from .base import register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
@@ -101,15 +102,10 @@ class _SlabReset:
     it, erp 0, the iteratively solved gear let the slab lag the drive by 1.5 %)."""
 
     def __init__(self, world, body: int, joints: list[int], constraints: list[int], radius: float):
-        from ..engine import pb
-
-        cid = world.client._client
         self.body, self.joints, self.constraints = body, joints, constraints
         self.inv_r = 1.0 / radius
         self.target = [0.0] * len(joints)
-        self._states = functools.partial(pb.getJointStates, physicsClientId=cid)
-        self._reset = functools.partial(pb.resetJointStatesMultiDof, physicsClientId=cid)
-        self._change = functools.partial(pb.changeConstraint, physicsClientId=cid)
+        self._states, self._reset, self._change = world.fast_calls()
         self._zeros = [[0.0]] * len(joints)
 
     def __call__(self) -> None:
@@ -121,6 +117,7 @@ class _SlabReset:
             change(self.constraints[k], relativePositionTarget=tg[k])
 
 
+@register_robot("tracked")
 @dataclass(frozen=True)
 class TrackedSpec(Validated):
     """Table 1 of Hu 2013 plus what the paper leaves open (marked).
@@ -372,28 +369,21 @@ class TrackedSpec(Validated):
     def setup(self, world, body: int) -> None:
         """Gear the pulleys (1:1) and the slabs (q̇ = r ψ̇) to the drive joint, give the belt the
         track's friction and the guide wheel its own, and ask the World for the contact points."""
-        from ..engine import pb
-
-        c = world.client
-        names = {c.getJointInfo(body, j)[12].decode(): j for j in range(c.getNumJoints(body))}
+        names = world.urdf_joints(body)
         drive = names["drive"]
         slabs, gears = [], []
         for name, j in sorted(names.items(), key=lambda kv: kv[1]):
             if not name.startswith("belt_"):
                 continue
-            cid = c.createConstraint(body, drive, body, j, jointType=pb.JOINT_GEAR, jointAxis=[0, 1, 0],
-                                     parentFramePosition=[0, 0, 0], childFramePosition=[0, 0, 0])
             if name.startswith("belt_slab"):
-                c.changeConstraint(cid, gearRatio=-1.0 / self.pulley_radius, maxForce=1e5, erp=0.2)
+                gears.append(world.add_gear(drive, j, ratio=-1.0 / self.pulley_radius, max_force=1e5, erp=0.2))
                 slabs.append(j)
-                gears.append(cid)
             else:
-                c.changeConstraint(cid, gearRatio=-1.0, maxForce=1e5, erp=0.2)
-            c.changeDynamics(body, j, lateralFriction=self.track_friction, rollingFriction=0.0,
-                             spinningFriction=0.0)
-        c.changeDynamics(body, names["guide"], lateralFriction=self.guide_friction, rollingFriction=0.0,
-                         spinningFriction=0.0)
-        c.changeDynamics(body, names["arm"], lateralFriction=0.3)
+                world.add_gear(drive, j, ratio=-1.0, max_force=1e5, erp=0.2)
+            world.set_dynamics(body, j, lateralFriction=self.track_friction, rollingFriction=0.0, spinningFriction=0.0)
+        world.set_dynamics(body, names["guide"], lateralFriction=self.guide_friction, rollingFriction=0.0,
+                           spinningFriction=0.0)
+        world.set_dynamics(body, names["arm"], lateralFriction=0.3)
         world.belt_reset = _SlabReset(world, body, slabs, gears, self.pulley_radius)
         world.record_contacts = True  # the climb's support triangle and edge forces come from the contacts
 

@@ -50,6 +50,7 @@ from typing import Literal
 import numpy as np
 
 from ..fields import Validated, choice, count, num, vector
+from .base import register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, vec
 
 _R90 = "1.5707963268"
@@ -74,6 +75,7 @@ def _cylinder_z(mass: float, radius: float, height: float) -> np.ndarray:
     return np.diag([i_perp, i_perp, 0.5 * mass * radius**2])
 
 
+@register_robot("wheeled_snake")
 @dataclass(frozen=True)
 class WheeledSnakeSpec(Validated):
     """Guo 2015 Table 1 (n = 9, m = 0.5 kg, l = 0.04 m) and J = m l² from the text (§§4.6, 5.2); the
@@ -228,12 +230,7 @@ class WheeledSnakeSpec(Validated):
         """Set the world's contact solver (see the class docstring) and ask the World for the contact
         snapshot: the energy ledger then counts gravity and the wheels' contact forces (the paper's
         ideal wheel does no work; the engine's does a little, through its slip), and it closes."""
-        from ..engine import pb, quiet_stdout
-
-        kind = {"mlcp_pgs": pb.CONSTRAINT_SOLVER_LCP_PGS, "sequential_impulse": pb.CONSTRAINT_SOLVER_LCP_SI}
-        with quiet_stdout():  # the solver switch prints to C stdout
-            world.client.setPhysicsEngineParameter(constraintSolverType=kind[self.contact_solver],
-                                                   solverResidualThreshold=self.contact_residual)
+        world.set_contact_solver(self.contact_solver, self.contact_residual)
         world.record_contacts = True
 
     def asset_notes(self) -> list[str]:

@@ -25,20 +25,16 @@ from __future__ import annotations
 from typing import Callable, ClassVar
 
 from ..fields import Validated
+from ..registry import Registry
 
 CHECK_EVERY = 50  # steps between stop-condition evaluations (50 ms at 1 ms: a trial ends within that)
 
-TRIALS: dict[str, type] = {}
+TRIALS: Registry[type] = Registry("trial")  # the built-ins are listed in lab.plugins
 
 
 def register_trial(name: str):
     """Register a trial's parameter dataclass under ``[trial] type = name``."""
-
-    def deco(cls):
-        TRIALS[name] = cls
-        return cls
-
-    return deco
+    return TRIALS.register(name)
 
 
 class Trial(Validated):

@@ -61,7 +61,7 @@ class DragCourse(Trial):
         pid = world.add_body("payload", box_urdf("payload", self.payload_mass, self.payload_size),
                              self.payload_position(sc, spec), heading)
         # the payload keeps real engine friction on the ground: it is not part of the robot model
-        world.client.changeDynamics(pid, -1, lateralFriction=self.payload_friction, restitution=0.0)
+        world.set_dynamics(pid, lateralFriction=self.payload_friction, restitution=0.0)
 
     def detector(self) -> OnsetDetector:
         return OnsetDetector(self.onset_speed, self.onset_window, self.onset_hold)

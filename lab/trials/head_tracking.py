@@ -14,8 +14,7 @@ r_ref(t) under the PFL controller; the trial adds the task's metrics.
   by the controller; ``wheels.lateral_slip_rms_late_mps`` the same over t ≥ ``rms_from``;
   ``wheels.lateral_slip_max_mps`` the largest |value| of any module at any step.
 
-Registered by lab.controllers.head_tracking_pfl (imported with the controllers), since
-lab/trials/__init__.py lists the other trials.
+Registered like every built-in trial: listed in lab.plugins, imported on the trial registry's first lookup.
 """
 
 from __future__ import annotations
@@ -49,7 +48,7 @@ class HeadTracking(Trial):
         from ..controllers.head_tracking_pfl import HeadTrackingPFL
 
         reference = HeadTrackingPFL.reference_of(sc.controller)
-        reference_path_body(sim.world.client, reference, sc.sim.duration, rgba=self.path_rgba)
+        reference_path_body(sim.world, reference, sc.sim.duration, rgba=self.path_rgba)
 
     def validate_scenario(self, robot, controller, arena, sim) -> None:
         from ..controllers.head_tracking_pfl import HeadTrackingPFLParams
@@ -65,32 +64,22 @@ class HeadTracking(Trial):
                                      sim.controller.layout.yaw_joints, self.rms_from, self.torque_window)
 
 
-MAX_SHAPES = 16  # PyBullet's createVisualShapeArray holds at most 16 shapes (17 segfaults, measured)
+MAX_SHAPES = 16  # boxes to a body (World.add_visual_boxes: PyBullet's createVisualShapeArray limit)
 
 
-def reference_path_body(client, reference, t_end: float, rgba=(0.1, 0.65, 0.2, 1.0), step_s: float = 0.5,
+def reference_path_body(world, reference, t_end: float, rgba=(0.1, 0.65, 0.2, 1.0), step_s: float = 0.5,
                         width: float = 0.006, z: float = 0.0006) -> list[int]:
     """Static visual-only bodies tracing r_ref(t), 0 ≤ t ≤ t_end, on the floor: one thin box per ``step_s``
     of the reference (at most 480), 16 to a body; returns the body ids."""
-    from ..engine import pb
-
     n = int(min(30 * MAX_SHAPES, max(1, math.ceil(t_end / step_s))))
     P = np.array([reference(t)[0] for t in np.linspace(0.0, t_end, n + 1)])
     d = np.diff(P, axis=0)
     length = np.hypot(d[:, 0], d[:, 1])
     mid = 0.5 * (P[:-1] + P[1:])
     yaw = np.arctan2(d[:, 1], d[:, 0])
-    bodies = []
-    for k0 in range(0, n, MAX_SHAPES):
-        k = range(k0, min(n, k0 + MAX_SHAPES))
-        vis = client.createVisualShapeArray(
-            shapeTypes=[pb.GEOM_BOX] * len(k),
-            halfExtents=[[0.5 * float(length[i]) + 0.5 * width, 0.5 * width, 0.0005] for i in k],
-            visualFramePositions=[[float(mid[i, 0]), float(mid[i, 1]), z] for i in k],
-            visualFrameOrientations=[client.getQuaternionFromEuler([0.0, 0.0, float(yaw[i])]) for i in k],
-            rgbaColors=[list(rgba)] * len(k))
-        bodies.append(client.createMultiBody(baseMass=0.0, baseCollisionShapeIndex=-1, baseVisualShapeIndex=vis))
-    return bodies
+    half = [[0.5 * float(length[i]) + 0.5 * width, 0.5 * width, 0.0005] for i in range(n)]
+    pos = [[float(mid[i, 0]), float(mid[i, 1]), z] for i in range(n)]
+    return world.add_visual_boxes(half, pos, yaw, rgba)
 
 
 def head_tracking_metrics(series: dict, log: dict, reference, yaw_joints, rms_from: float,

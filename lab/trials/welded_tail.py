@@ -19,7 +19,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..engine import pb
 from ..fields import choice
 from .base import Trial, register_trial
 
@@ -34,14 +33,10 @@ class WeldedTail(Trial):
         "fixed_base", doc="'fixed_base': the engine's base made static (exact); 'constraint': a fixed constraint")
 
     def setup(self, sim) -> None:
-        world = sim.world
-        c = world.client
         if self.method == "fixed_base":
-            c.changeDynamics(world.robot, -1, mass=0.0)
-            return
-        pos, orn = c.getBasePositionAndOrientation(world.robot)
-        c.createConstraint(world.robot, -1, -1, -1, pb.JOINT_FIXED, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], pos,
-                           childFrameOrientation=orn)
+            sim.world.fix_base()
+        else:
+            sim.world.weld_base_constraint()
 
     def metrics(self, sim, series: dict) -> dict:
         """``weld.tail_drift_m``: how far the tail's COM moved (0 when the weld holds)."""

@@ -13,6 +13,3 @@ Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the 
 controller (lab.controllers.head_tracking_pfl, which evaluates :mod:`.model`), the head-tracking trial
 (lab.trials.head_tracking); scenarios/snake_head_tracking.toml.
 """
-
-# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
-REGISTERS = ("checks", "report")

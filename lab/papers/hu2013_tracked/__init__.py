@@ -7,8 +7,5 @@
 
 Importing this package registers nothing and loads no library module, so the library (the robot's
 ``climb_params``, the climb controller's drive limits) can import :mod:`.model` without a cycle;
-:func:`lab.papers.load_all` imports :mod:`.checks` and :mod:`.report`, which register themselves.
+:mod:`lab.plugins` lists :mod:`.checks` and :mod:`.report`, which register themselves on the first lookup.
 """
-
-# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
-REGISTERS = ("checks", "report")

@@ -13,6 +13,3 @@ beside this file.
 Reusable parts it uses: the passive-creeping and serpenoid controllers, the anisotropic Coulomb law,
 the drag-course trial (lab.trials.drag_course), the tether, lab.analysis (recurrence, motion onset).
 """
-
-# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
-REGISTERS = ("checks", "report", "turning")

@@ -15,6 +15,3 @@ serpenoid controller (``phase_offset`` = β for the paper's (i − 3)β), the ``
 (lab.trials.welded_tail). Scenarios: scenarios/snake_unified_locomotion.toml,
 scenarios/snake_unified_manipulation.toml.
 """
-
-# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
-REGISTERS = ("checks", "report")

@@ -132,18 +132,17 @@ class EngineRun:
 def start_on_gait(sim, sc) -> None:
     """Put the joints on the scenario's gait at t = 0 (angles and rates) with the base at rest: the
     model's initial state (the paper's base point and yaw at rest). The runner starts every run
-    straight and at rest; this is the model's start, set through the engine directly."""
+    straight and at rest; this is the model's start, set through :meth:`lab.world.World.reset_state`."""
     w = sim.world
     q0, qd0, _ = gait_of(sc.controller)(w.n_joints)(0.0)
-    for j, (a, r) in enumerate(zip(q0.tolist(), qd0.tolist())):
-        w.client.resetJointState(w.robot, j, a, r)
-    w.set_base_velocity((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    w.reset_state(q=q0, qd=qd0, v_W=(0.0, 0.0, 0.0), w_W=(0.0, 0.0, 0.0))
 
 
 def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) -> EngineRun:
-    """Run scenario ``sc`` on the engine with the runner's own step (controller → friction → apply →
-    step → read → ledger), sampling every ``every`` steps (default: ``sim.record_every``) and the last
-    step, whose snapshot is at t_end − dt."""
+    """Run scenario ``sc`` on the engine with the runner's own step, :meth:`lab.runner.Simulation.step`
+    (controller → friction → apply → step → read → ledger), sampling every ``every`` steps (default:
+    ``sim.record_every``) and the last step, whose snapshot is at t_end − dt. The sampled torque is the
+    one that step applied (``Simulation.last_tau``): the controller is called once per step."""
     from ...errors import Diverged
     from ...runner import Simulation
 
@@ -161,7 +160,6 @@ def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) ->
         buf = {k: np.zeros(s) for k, s in dict(t=(K,), xy=(K, N, 2), yaw=(K, N), v0_W=(K, 3), yawd0=(K,),
                                                  q=(K, J), qd=(K, J), tau=(K, J), a0_W=(K, 3), yawdd0=(K,),
                                                  qdd=(K, J)).items()}
-        act = sim.controller.act
         dt = sc.sim.dt
         status, error, r = "ok", "", 0
         t0 = time.perf_counter()
@@ -169,7 +167,6 @@ def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) ->
             for k in range(n_steps):
                 if (k % every == 0 or k == n_steps - 1) and r < K:
                     pre = state
-                    tau = act(state)  # what sim.step applies (the serpenoid is a pure function of the state)
                     new, _ = sim.step(state)
                     buf["t"][r] = pre.t
                     buf["xy"][r] = pre.p_W[:, :2]
@@ -178,7 +175,7 @@ def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) ->
                     buf["yawd0"][r] = pre.w_W[0, 2]
                     buf["q"][r] = pre.q
                     buf["qd"][r] = pre.qd
-                    buf["tau"][r] = tau
+                    buf["tau"][r] = sim.last_tau
                     buf["a0_W"][r] = (new.v_W[0] - pre.v_W[0]) / dt
                     buf["yawdd0"][r] = (new.w_W[0, 2] - pre.w_W[0, 2]) / dt
                     buf["qdd"][r] = (new.qd - pre.qd) / dt
@@ -339,24 +336,21 @@ def inverse_dynamics_counterpart(sc, run: EngineRun, rows) -> np.ndarray:
         spec = sc.robot
         h = math.radians(sc.init.heading_deg)
         w.load_spec(spec, [*sc.init.position, spec.rest_height], h)
-        c = w.client
-        c.changeDynamics(w.robot, -1, mass=0.0)  # fixed base, as the welded_tail trial
+        w.fix_base()  # as the welded_tail trial
         J = w.n_joints
-        zero = [0.0] * J
         # calculateJacobian's point is in the URDF link frame (the joint), not the COM frame: measured,
         # [0, 0, 0] put each force L/2 behind its COM. The COM offset is the inertial frame's position.
-        com = [list(c.getDynamicsInfo(w.robot, k)[3]) for k in range(w.n_links - 1)]
+        com = w.link_com_offsets()
         out = np.empty((len(rows), J))
         for i, r in enumerate(rows):
-            q, qd, qdd = run.q[r].tolist(), run.qd[r].tolist(), run.qdd[r].tolist()
-            for j in range(J):
-                c.resetJointState(w.robot, j, q[j], qd[j])
+            q, qd, qdd = run.q[r], run.qd[r], run.qdd[r]
+            w.reset_state(q=q, qd=qd)
             state = w.read_state()
             F_W = np.asarray(sc.friction(state, state.t))
-            tau = np.array(c.calculateInverseDynamics(w.robot, q, qd, qdd))
+            tau = w.inverse_dynamics(q, qd, qdd)
             for link in range(1, w.n_links):  # the fixed tail's force does no work on the joints
-                lin, _ = c.calculateJacobian(w.robot, link - 1, com[link - 1], q, zero, zero)
-                tau -= np.asarray(lin).T @ F_W[link]
+                lin, _ = w.link_jacobian(link - 1, com[link - 1], q)
+                tau -= lin.T @ F_W[link]
             out[i] = tau
         return out
     finally:

@@ -9,6 +9,3 @@
 Reusable parts it uses: the eel robot, the hydrodynamics law, the eel feedback-linearisation
 controller (lab.controllers.eel_fl, which evaluates :mod:`.model.noninertial`); scenarios/eel_forward_turn.toml.
 """
-
-# The modules that register this paper's checks and report section (imported by lab.papers.load_all).
-REGISTERS = ("checks", "report")

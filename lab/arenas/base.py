@@ -1,0 +1,19 @@
+"""The arena registry: ``[arena] type = name`` → the arena's parameter dataclass.
+
+An arena is a frozen dataclass with ``build(world)``, which creates the arena's bodies in the world
+and returns the id of the body the robot stands on (or None, e.g. in water). The built-ins are listed
+in :mod:`lab.plugins`."""
+
+from __future__ import annotations
+
+from ..registry import Registry
+
+ARENAS: Registry[type] = Registry("arena")
+
+
+def register_arena(name: str):
+    """Register an arena dataclass as ``[arena] type = name``."""
+    return ARENAS.register(name)
+
+
+__all__ = ["ARENAS", "register_arena"]

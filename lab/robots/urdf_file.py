@@ -1,0 +1,109 @@
+"""Any robot from a URDF file: ``[robot] type = "urdf"``, ``path = "my_robot.urdf"``.
+
+The file is loaded as written (with ``URDF_USE_INERTIA_FROM_FILE``: the inertias it states are the ones
+simulated), with the same engine set-up as the procedural robots (zero link damping, velocity motors
+off, torque control, engine friction ``engine_friction``). The joints' torque limits come from the file:
+every movable joint must state ``<limit effort="…">`` > 0. The lab's controllers clip at one scalar
+``effort``; for a file robot that is the *smallest* of its joints' limits, so no joint is driven past its
+own; each joint's limit is also in ``ModelInfo.joint_effort`` (read from the loaded body).
+
+``path`` is absolute or relative to the working directory, or ``lab:<robot>/<robot>.urdf`` for one of the
+lab's committed robot files (``assets/urdf/``); mesh files are resolved relative to the URDF file (the
+World loads the file in place). ``rest_height`` is the base link's height when the robot rests on
+flat ground (the URDF does not say it), ``link_length`` the length the force laws and metrics use as the
+robot's characteristic link length.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from ..fields import Validated, info, num
+from ..resources import asset_dir
+from .base import register_robot
+from .urdf import MassProps
+
+MOVABLE = ("revolute", "continuous", "prismatic")  # the joint types the World drives (planar/floating: not)
+
+
+LAB_PREFIX = "lab:"  # lab:<robot>/<robot>.urdf names a file under the lab's assets/urdf/
+DEFAULT_PATH = "lab:snake/snake.urdf"  # the lab's own snake, so the defaults load on any machine
+
+
+def resolve(path: str) -> Path:
+    """The file ``path`` names: ``lab:…`` under the lab's assets/urdf/, else as given (~ expanded)."""
+    if path.startswith(LAB_PREFIX):
+        return asset_dir() / path[len(LAB_PREFIX):]
+    return Path(path).expanduser()
+
+
+def read_joints(text: str, where: str = "path") -> list[tuple[str, str, float]]:
+    """(name, type, effort N·m or N) of every movable joint in document order; ``ValueError("path: …")``
+    on a file that is not a URDF robot or a movable joint without a positive effort limit."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        raise ValueError(f"{where}: not a URDF file (XML: {exc})") from None
+    if root.tag != "robot":
+        raise ValueError(f"{where}: not a URDF file (root element <{root.tag}>, expected <robot>)")
+    out = []
+    for j in root.iter("joint"):
+        kind = j.get("type", "")
+        if kind not in MOVABLE:
+            continue
+        lim = j.find("limit")
+        effort = float(lim.get("effort", "0")) if lim is not None else 0.0
+        if not effort > 0.0:
+            raise ValueError(f"{where}: joint {j.get('name')!r} ({kind}) has no positive <limit effort=…>; "
+                             "every movable joint needs its torque limit")
+        out.append((j.get("name", ""), kind, effort))
+    return out
+
+
+@register_robot("urdf")
+@dataclass(frozen=True)
+class UrdfFileSpec(Validated):
+    """A robot read from a URDF file (the defaults load the lab's own snake asset)."""
+
+    default_asset: ClassVar[bool] = False  # nothing to generate under assets/urdf/
+
+    path: str = info(DEFAULT_PATH, doc="the URDF file: absolute, relative to the working directory, or "
+                                      "lab:<robot>/<robot>.urdf for a file of the lab's assets/urdf/")
+    rest_height: float = num(0.0075, ge=0, le=100, unit="m", doc="base link height at rest on flat ground")
+    link_length: float = num(0.08, gt=0, le=100, unit="m", doc="characteristic link length (force laws, metrics)")
+    engine_friction: float = num(0.0, ge=0, le=10, doc="the engine's own lateral friction on every link")
+
+    def __post_init__(self):
+        super().__post_init__()
+        if not self.path or not resolve(self.path).is_file():
+            raise ValueError(f"path: must be an existing URDF file, got {self.path!r}")
+        read_joints(self.text())  # refuses a file without a robot or with a joint lacking its effort limit
+
+    def text(self) -> str:
+        return resolve(self.path).read_text(encoding="utf-8")
+
+    @property
+    def file(self) -> Path:
+        """The file itself: the World loads it in place, so relative mesh paths resolve."""
+        return resolve(self.path).resolve()
+
+    def joint_limits(self) -> list[tuple[str, str, float]]:
+        return read_joints(self.text())
+
+    @property
+    def effort(self) -> float:
+        """The smallest of the movable joints' effort limits (the scalar the controllers clip at); 0 joints: 0."""
+        lims = [e for _, _, e in self.joint_limits()]
+        return min(lims) if lims else 0.0
+
+    def to_urdf(self) -> str:
+        return self.text()
+
+    def mass_props(self) -> MassProps:  # pragma: no cover - a file robot has no single module
+        raise NotImplementedError("a URDF file robot has no procedural module: read ModelInfo.mass")
+
+
+__all__ = ["UrdfFileSpec", "read_joints", "resolve"]
