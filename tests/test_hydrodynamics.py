@@ -277,7 +277,8 @@ def test_compiled_loops_equal_the_numpy_reference(mode, current):
     scale = np.abs(ref.F_W).max()
     np.testing.assert_allclose(fast.F_W, ref.F_W, rtol=1e-13, atol=1e-14 * scale)
     np.testing.assert_allclose(fast.T_W, ref.T_W, rtol=1e-13, atol=1e-16)
-    F, T = getattr(hydro_loops, "py_func", hydro_loops)(s.R_WB, s.v_W, s.w_W, s.a_W, s.dw_W, s.model.mass * s.model.gravity, law.c_t, law.c_n,
-                       law.ct2, law.cn2, law.u_n, _MODES[mode], *current, True, law.lambda1, law.lambda2, law.lambda3)
+    as_python = getattr(hydro_loops, "py_func", hydro_loops)
+    F, T = as_python(s.R_WB, s.v_W, s.w_W, s.a_W, s.dw_W, s.model.mass * s.model.gravity, law.c_t, law.c_n,
+                     law.ct2, law.cn2, law.u_n, _MODES[mode], *current, True, law.lambda1, law.lambda2, law.lambda3)
     np.testing.assert_allclose(F, ref.F_W, rtol=1e-13, atol=1e-14 * scale)
     np.testing.assert_allclose(T, ref.T_W, rtol=1e-13, atol=1e-16)
