@@ -4,9 +4,9 @@ Why compiled loops: on a 10-link robot the lab's own per-step cost was the *coun
 numpy calls (~0.5–1 µs each, ~80 of them a step), not arithmetic. So each hot law is written once, as
 a plain loop over the links that :func:`compiled` turns into one machine-code call, and that loop sits
 in the law's own module (the Coulomb law in :mod:`lab.forces.friction`, the cleats in
-:mod:`lab.forces.cleats`, the hydrodynamics in :mod:`lab.forces.hydrodynamics`, the contact rows in
-:mod:`lab.contacts`, the gaits in their controllers). The vectorised numpy formulas the loops are
-checked against live in ``tests/oracles/`` (the tests compare the two on random states).
+:mod:`lab.forces.cleats`, the hydrodynamics in :mod:`lab.forces.hydrodynamics`, the gaits and the climb's
+contact summary in their controllers). The vectorised numpy formulas the loops are checked against live
+in ``tests/oracles/`` (the tests compare the two on random states).
 
 Compiled with ``cache=True`` and without ``fastmath`` (IEEE semantics, so a loop differs from its
 numpy oracle only by the rounding of a different evaluation order). First use compiles each loop
@@ -14,9 +14,10 @@ numpy oracle only by the rounding of a different evaluation order). First use co
 Debugging without the compiler: ``NUMBA_DISABLE_JIT=1`` runs every loop as the plain Python it is
 written in (same results, slower; breakpoints and prints work inside).
 
-What stays here is the step's own arithmetic, shared by every run whatever its laws: the kinetic
-energies of the snapshot (:meth:`lab.state.RobotState.energies`) and the energy ledger's powers
-(:mod:`lab.recorder`). Conventions as in :mod:`lab.state`: arrays per link (0 = tail), world frame W,
+What stays here is the step's own arithmetic, shared by every run whatever its laws: the contact
+snapshot's rows (``World._read_contacts``; their columns are named in :mod:`lab.contacts`), the
+kinetic energies of the snapshot (:meth:`lab.state.RobotState.energies`) and the energy ledger's
+powers (:mod:`lab.recorder`). Conventions as in :mod:`lab.state`: arrays per link (0 = tail), world frame W,
 R_WB body → world.
 """
 
