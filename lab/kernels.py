@@ -119,7 +119,8 @@ def contact_power2(contacts, p_pre, v_pre, w_pre, v_post, w_post):
         vy = v_pre[L, 1] + v_post[L, 1] + wz * rx - wx * rz
         vz = v_pre[L, 2] + v_post[L, 2] + wx * ry - wy * rx
         fn = contacts[i, Col.FN]
-        p += ((contacts[i, Col.NX] * fn + contacts[i, Col.FX]) * vx + (contacts[i, Col.NY] * fn + contacts[i, Col.FY]) * vy
+        p += ((contacts[i, Col.NX] * fn + contacts[i, Col.FX]) * vx
+              + (contacts[i, Col.NY] * fn + contacts[i, Col.FY]) * vy
               + (contacts[i, Col.NZ] * fn + contacts[i, Col.FZ]) * vz)
     return p
 

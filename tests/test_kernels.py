@@ -130,7 +130,8 @@ def test_the_loops_run_as_plain_python_under_numba_disable_jit():
     """Debugging without the compiler: with NUMBA_DISABLE_JIT=1 a law's loop is the plain Python
     function and gives the oracle's forces (a fresh process: numba reads the switch at import)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    path = os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": path}
     out = subprocess.run([sys.executable, "-c", _NO_JIT, os.path.join(root, "tests")], env=env, capture_output=True,
                          text=True, check=True, timeout=120)
     r = json.loads(out.stdout.strip().splitlines()[-1])

@@ -480,7 +480,9 @@ def contact_summary(cs, belt_mask, l_guide, fx, fy):
                 if a < best:
                     best = a
                     out[Summary.STEP] = 1.0
-                    out[Summary.TOP_X], out[Summary.TOP_Y], out[Summary.TOP_Z] = cs[i, Col.PX], cs[i, Col.PY], cs[i, Col.PZ]
+                    out[Summary.TOP_X] = cs[i, Col.PX]
+                    out[Summary.TOP_Y] = cs[i, Col.PY]
+                    out[Summary.TOP_Z] = cs[i, Col.PZ]
     y_hi, y_lo = -math.inf, math.inf
     fn = 0.0
     ftx = fty = ftz = 0.0

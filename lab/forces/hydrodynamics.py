@@ -159,7 +159,8 @@ def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode
                 lam1, lam2, lam3):
     """The law of :class:`Hydrodynamics` (Zhang 2018, eqs. 22, 24, 27 and buoyancy, as in the module doc)
     in one compiled loop over the links (its numpy oracle, term by term: tests/oracles/hydrodynamics.py).
-    ``mode``: 0 no added mass, 1 folded (the tangential correction +u_n t(t·a)), 2 lagged (−u_n n(n·a) and −λ1 ω̇_z). Returns (F_W, T_W)."""
+    ``mode``: 0 no added mass, 1 folded (the tangential correction +u_n t(t·a)), 2 lagged (−u_n n(n·a)
+    and −λ1 ω̇_z). Returns (F_W, T_W)."""
     N = v_W.shape[0]
     F = np.zeros((N, 3))
     T = np.zeros((N, 3))
