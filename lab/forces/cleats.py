@@ -265,10 +265,10 @@ class CleatGeometry:
 @register_force("cleats")
 @dataclass(frozen=True)
 class Cleats(Validated):
-    """The cleat law's parameters (the scenario's ``[forces.<name>]`` table). The cleats' height, pitch and
-    capacity are the robot's and the edges the arena's, so the law acts once bound to both:
-    :meth:`bind` (robot, arena) → :class:`BoundCleats`, which the runner does with every law
-    (:func:`lab.forces.base.bind`)."""
+    """The cleat law above: its parameters. The cleats' height, pitch and capacity are the robot's
+    (``robot.cleats``, ``robot.cleat_*``; ``cleats = false`` switches the law off); the edges are the
+    arena's convex edges. The law acts once bound to both when the run is built (:meth:`bind` →
+    :class:`BoundCleats`, lab.forces.base.bind)."""
 
     thickness: float = num(0.006, gt=0, le=0.05, unit="m", doc="t_c, cleat thickness along the belt (square profile)")
     shear_modulus: float = num(1e6, gt=0, le=1e9, unit="Pa", doc="G of the cleat rubber (Shore ≈ 55A)")
