@@ -10,7 +10,7 @@ engine-io: bare + the engine calls the lab needs (batched reads with forward kin
        state: the same trajectory and contacts, to separate the engine's I/O cost from the lab's Python.
        lab/io is the lab's own per-step work over that floor (goal: ≤ 1.25 at n = 10, ≤ 1.10 at 30).
 
-The kernels backend (numba or the numpy references, LAB_NUMBA=0) is printed; run both to compare.
+The loops' backend is printed: numba, or plain Python under NUMBA_DISABLE_JIT=1 (for debugging only).
 
 Usage: python benchmarks/step_overhead.py [--steps N] [--repeat R] [--only snake eel tracked]
 """

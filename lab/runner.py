@@ -13,6 +13,7 @@ from .controllers import make_controller
 from .errors import Diverged
 from .forces import as_wrench, total
 from .analyses import run_analyses
+from .forces.base import bind
 from .metrics import run_metrics
 from .recorder import Recorder
 from .scenario import Scenario
@@ -59,7 +60,9 @@ class Simulation:
         self.controller = make_controller(sc.controller_type, sc.controller)
         self.controller.reset(self.world.model, sc.sim.dt)
         self.last_tau = np.zeros(J)  # the joint torques the last step applied
-        self.forces = {"friction": sc.friction, **{name: law for name, _, law in sc.forces}}
+        # the one place laws are bound to the robot and the arena (lab.forces.base.bind)
+        self.forces = {name: bind(law, spec, sc.arena)
+                       for name, law in (("friction", sc.friction), *((n, law) for n, _, law in sc.forces))}
         self._laws = list(self.forces.items())
         self._max_ke = float(sc.sim.max_kinetic_energy)
         self.world.measure_contacts = any(getattr(f, "needs_contact_forces", False) for f in self.forces.values())

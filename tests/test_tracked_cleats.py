@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.forces.cleats import Cleats, belt_coordinate
+from lab.forces.cleats import BoundCleats, Cleats, belt_coordinate
 from lab.robots.tracked import TrackedSpec
 from lab.state import ModelInfo, RobotState
 
@@ -19,6 +19,16 @@ JOINTS = ("drive_joint", "arm_joint", "guide_joint", "belt_joint_pulley_F", "bel
           "belt_joint_pulley_R", "belt_joint_slab_0", "belt_joint_slab_1", "belt_joint_slab_2")
 RIDGE = (((0.0, 0.0), (-math.sqrt(0.5), math.sqrt(0.5)), (math.sqrt(0.5), math.sqrt(0.5))),)
 STEP = (((0.0, 0.0), (0.0, 1.0), (-1.0, 0.0)),)
+
+
+class _Arena:
+    """An arena reduced to what the cleat law binds to: its convex edges."""
+
+    def __init__(self, edges):
+        self.edges = edges
+
+    def convex_edges(self):
+        return self.edges
 
 
 def _state(psi, v_slab=(0.0, 0.0, 0.0), normal=(0.0, 0.0, 1.0)):
@@ -58,12 +68,12 @@ def test_belt_coordinate_runs_round_the_envelope_in_the_belts_direction():
 
 
 def test_engaged_cleat_pushes_the_belt_back_against_its_motion_with_k_times_the_penetration():
-    law = Cleats().bind(TrackedSpec(cleat_capacity=1e4), RIDGE)
-    k = law.shear_modulus * law.thickness * SPEC.width / SPEC.cleat_height
+    law = Cleats().bind(TrackedSpec(cleat_capacity=1e4), _Arena(RIDGE))
+    k = law.params.shear_modulus * law.params.thickness * SPEC.width / SPEC.cleat_height
     assert law.stiffness == pytest.approx(k) and k == pytest.approx(2e5)
     phi = 0.001  # the corner 1 mm past the cleat's middle… on the side it came from: e = t_c/2 − φ
     F = law(_state(_psi_for(phi)), 0.0)
-    e = law.thickness / 2 - phi
+    e = law.params.thickness / 2 - phi
     # on the bottom face the belt moves along −x (û); the cleat behind the corner (φ > 0) is pushed back: −û
     assert F.F_W[9] == pytest.approx([k * e, 0.0, 0.0])
     assert np.allclose(np.delete(F.F_W, 9, axis=0), 0.0)
@@ -73,32 +83,67 @@ def test_engaged_cleat_pushes_the_belt_back_against_its_motion_with_k_times_the_
     assert law(_state(_psi_for(-phi)), 0.0).F_W[9, 0] == pytest.approx(-k * e)
 
 
+def test_the_law_acts_only_once_bound_and_binding_leaves_it_unchanged():
+    """Cleats are parameters until bound to a robot and an arena (lab.forces.base.bind, called where
+    the runner builds the laws); binding returns a new immutable law and mutates nothing; laws that
+    need no geometry bind to themselves."""
+    import dataclasses
+
+    from lab import scenario as scn
+    from lab.forces import AnisotropicCoulomb
+    from lab.forces.base import ForceLaw, bind
+    from lab.robots.eel import EelSpec
+    from lab.runner import Simulation
+
+    law = Cleats()
+    assert not isinstance(law, ForceLaw)
+    with pytest.raises(TypeError):
+        law(_state(0.0), 0.0)
+    before = dict(law.__dict__)
+    bound = bind(law, SPEC, _Arena(RIDGE))
+    assert isinstance(bound, BoundCleats) and isinstance(bound, ForceLaw) and bound.params is law
+    assert law.__dict__ == before and law == Cleats()
+    assert bound.geom.edges == RIDGE and bound.geom.pitch == SPEC.cleat_pitch
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        bound.stiffness = 1.0
+    with pytest.raises(ValueError, match="tracked robot"):
+        bind(law, EelSpec(), _Arena(RIDGE))
+    friction = AnisotropicCoulomb()
+    assert bind(friction, SPEC, None) is friction
+    sim = Simulation(scn.load("tracked_step_climb", ["sim.duration=0.01"]))
+    cleats = sim.forces["cleats"]
+    assert isinstance(cleats, BoundCleats) and cleats.geom.edges == sim.scenario.arena.convex_edges()
+    assert sim.forces["friction"] is sim.scenario.friction
+    assert dict(sim.scenario.forces[0][2].__dict__) == dict(Cleats().__dict__)
+
+
 def test_damping_capacity_gap_lean_and_the_smooth_belt():
-    law = Cleats().bind(SPEC, RIDGE)
+    law = Cleats().bind(SPEC, _Arena(RIDGE))
     phi = 0.001
     # damping along û on the belt surface's velocity at the corner
     F0 = law(_state(_psi_for(phi)), 0.0).F_W[9, 0]
     F1 = law(_state(_psi_for(phi), v_slab=(-0.01, 0.0, 0.0)), 0.0).F_W[9, 0]
-    assert F0 == pytest.approx(min(law.stiffness * (law.thickness / 2 - phi), SPEC.cleat_capacity))
+    assert F0 == pytest.approx(min(law.stiffness * (law.params.thickness / 2 - phi), SPEC.cleat_capacity))
     assert F1 - F0 == pytest.approx(-law.damping * 0.01) or F0 == SPEC.cleat_capacity
     # capped at the capacity (a deep penetration: k e = 500 N > 300 N)
     assert law(_state(_psi_for(0.0005)), 0.0).F_W[9, 0] == pytest.approx(SPEC.cleat_capacity)
     # in the gap between two cleats: nothing (Coulomb friction is the engine's)
     assert np.allclose(law(_state(_psi_for(0.01)), 0.0).F_W, 0.0)
     # a belt lying flat on a step's top face does not engage (lean 0 from the top face)
-    assert np.allclose(Cleats().bind(SPEC, STEP)(_state(_psi_for(phi)), 0.0).F_W, 0.0)
+    assert np.allclose(Cleats().bind(SPEC, _Arena(STEP))(_state(_psi_for(phi)), 0.0).F_W, 0.0)
     # …nor does it below atan(2 h_c/p) = 21.8° from either face: a normal 20° off the top face's
     tilt = math.radians(20.0)
     st = _state(_psi_for(phi), normal=(-math.sin(tilt), 0.0, math.cos(tilt)))
-    assert np.allclose(Cleats().bind(SPEC, STEP)(st, 0.0).F_W, 0.0)
+    assert np.allclose(Cleats().bind(SPEC, _Arena(STEP))(st, 0.0).F_W, 0.0)
     tilt = math.radians(25.0)
     st = _state(_psi_for(phi), normal=(-math.sin(tilt), 0.0, math.cos(tilt)))
-    assert not np.allclose(Cleats().bind(SPEC, STEP)(st, 0.0).F_W, 0.0)
+    assert not np.allclose(Cleats().bind(SPEC, _Arena(STEP))(st, 0.0).F_W, 0.0)
     assert SPEC.cleat_angle == pytest.approx(math.atan(2 * 0.006 / 0.03))
     # the smooth belt
-    assert np.allclose(Cleats().bind(TrackedSpec(cleats=False), RIDGE)(_state(_psi_for(phi)), 0.0).F_W, 0.0)
+    assert np.allclose(Cleats().bind(TrackedSpec(cleats=False), _Arena(RIDGE))(_state(_psi_for(phi)), 0.0).F_W, 0.0)
     # a contact away from every edge
-    assert np.allclose(Cleats().bind(SPEC, (((0.5, 0.0), *RIDGE[0][1:]),))(_state(_psi_for(phi)), 0.0).F_W, 0.0)
+    elsewhere = _Arena((((0.5, 0.0), *RIDGE[0][1:]),))
+    assert np.allclose(Cleats().bind(SPEC, elsewhere)(_state(_psi_for(phi)), 0.0).F_W, 0.0)
 
 
 def _ridges_run(alpha, v, overrides=(), T=3.0, window=1.0, ridges=("arena.n_ridges=2", "arena.ridge_spacing=0.18",
@@ -148,17 +193,14 @@ def test_T5_driven_over_ridges_steeper_than_atan_mu_cleats_climb_at_the_belt_spe
 
 @pytest.mark.parametrize("edges", [STEP, RIDGE, STEP + (((0.3, 0.1), (0.0, 1.0), (-1.0, 0.0)),)])
 @pytest.mark.parametrize("seed", range(6))
-def test_compiled_law_matches_the_reference(edges, seed):
-    """The compiled loops (lab.forces.cleats.cleat_wrench_loops) against the law's reference
-    (Cleats.forces) on random snapshots: pitched bodies, several belt and other links on and off the
+def test_compiled_law_matches_the_oracle(edges, seed):
+    """The compiled law (lab.forces.cleats.cleat_wrench) against its numpy oracle (cleat by cleat,
+    tests/oracles/cleats.py) on random snapshots: pitched bodies, several belt and other links on and off the
     edges, normals from lying on a face to deep in the corner, belt angles across the cleats."""
-    from lab import kernels
-    from lab.forces.cleats import _cleat_kernel
+    from oracles.cleats import wrench
 
-    if not kernels.COMPILED:
-        pytest.skip("numba not in use")
     rng = np.random.default_rng(seed)
-    law = Cleats().bind(SPEC, edges)
+    law = Cleats().bind(SPEC, _Arena(edges))
     n = len(LINKS)
     hits = 0
     for _ in range(150):
@@ -180,9 +222,8 @@ def test_compiled_law_matches_the_reference(edges, seed):
                         w_W=rng.normal(scale=0.5, size=(n, 3)), q=st.q, qd=st.qd, model=st.model,
                         contacts=np.array(rows, float))
         assert st.R_WB[0] == pytest.approx(np.array([[c, 0, s_], [0, 1, 0], [-s_, 0, c]]))
-        ref = law.wrench_reference(st)
+        ref = wrench(law, st)
         got = law(st, 0.0)
-        assert _cleat_kernel() is not None
         np.testing.assert_allclose(got.F_W, ref.F_W, rtol=1e-12, atol=1e-9)
         np.testing.assert_allclose(got.T_W, ref.T_W, rtol=1e-12, atol=1e-9)
         hits += bool(np.any(ref.F_W))

@@ -342,31 +342,29 @@ def test_differential_mode_belt_slips_at_the_coulomb_bound_and_the_arm_stalls():
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_contact_summary_compiled_matches_reference(seed):
-    """The climb controller's one-pass reading of the contact snapshot: compiled loops against the
-    numpy reference on random snapshots (belt, guide and other links; ground, edge and top levels)."""
-    from lab import kernels
-    from lab.controllers.climbing import contact_summary_loops, contact_summary_np
+def test_contact_summary_compiled_matches_the_oracle(seed):
+    """The climb controller's one-pass reading of the contact snapshot: the compiled loop against its
+    numpy oracle on random snapshots (belt, guide and other links; ground, edge and top levels)."""
+    from oracles.climbing import contact_summary as oracle
 
-    numba = pytest.importorskip("numba")
-    if not kernels.COMPILED:
-        pytest.skip("numba not in use")
-    fn = numba.njit(contact_summary_loops)
+    from lab.contacts import F_T, N_COLS, N_W, P_W, Col
+    from lab.controllers.climbing import contact_summary
+
     rng = np.random.default_rng(seed)
     mask = np.zeros(10, bool)
     mask[4:] = True
     for k in (0, 1, 3, 12):
-        cs = np.zeros((k, 12))
-        cs[:, 0] = rng.integers(0, 10, k)
-        cs[:, 2:5] = rng.normal(scale=0.1, size=(k, 3))
-        cs[:, 4] = rng.choice([0.0, 0.0005, 0.1, 0.1003, 0.15], k)
-        cs[:, 5:8] = rng.normal(size=(k, 3))
-        cs[:, 8] = rng.choice([0.0, 1.0], k) * rng.uniform(0, 30, k)
-        cs[:, 9:12] = rng.normal(size=(k, 3))
+        cs = np.zeros((k, N_COLS))
+        cs[:, Col.LINK] = rng.integers(0, 10, k)
+        cs[:, P_W] = rng.normal(scale=0.1, size=(k, 3))
+        cs[:, Col.PZ] = rng.choice([0.0, 0.0005, 0.1, 0.1003, 0.15], k)
+        cs[:, N_W] = rng.normal(size=(k, 3))
+        cs[:, Col.FN] = rng.choice([0.0, 1.0], k) * rng.uniform(0, 30, k)
+        cs[:, F_T] = rng.normal(size=(k, 3))
         x = rng.normal(size=2)
         x /= np.linalg.norm(x)
-        ref = contact_summary_np(cs, mask, 3, x[0], x[1])
-        got = fn(cs, mask, 3, x[0], x[1])
+        ref = oracle(cs, mask, 3, x[0], x[1])
+        got = contact_summary(cs, mask, 3, x[0], x[1])
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15, equal_nan=True)
 
 

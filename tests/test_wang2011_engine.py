@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from lab import kernels
+from lab.controllers.serpenoid import serpenoid as serpenoid_loop
 from lab.controllers.serpenoid import Serpenoid, SerpenoidParams
 from lab.papers.wang2011_unified.params import TABLE_D1, Wang2011Params
 from lab.papers.wang2011_unified import study
@@ -46,7 +46,7 @@ def test_phase_offset_beta_is_the_papers_gait():
     # φ₀ = 0 is the kernel exactly as before; ω = 0 with an offset is a standing wave
     plain = _controller(alpha=0.3, omega=2.0, beta=0.7)
     s = SimpleNamespace(t=0.37, q=np.full(4, 0.05), qd=np.zeros(4))
-    assert np.array_equal(plain.act(s), kernels.serpenoid(0.37, s.q, s.qd, 0.3, 2.0, 0.7, 0.0, 2.0, 0.1, 1.5))
+    assert np.array_equal(plain.act(s), serpenoid_loop(0.37, s.q, s.qd, 0.3, 2.0, 0.7, 0.0, 2.0, 0.1, 1.5))
     still = _controller(alpha=0.3, omega=0.0, beta=0.7, phase_offset=0.7)
     np.testing.assert_allclose(still.act(s), np.clip(2.0 * (0.3 * np.sin(0.7 * np.arange(1, 5)) - 0.05), -1.5, 1.5))
 

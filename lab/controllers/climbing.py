@@ -33,10 +33,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import IntEnum
 from typing import Literal
 
 import numpy as np
 
+from ..contacts import Col
+from ..kernels import compiled
 from ..papers.hu2013_tracked.model.params import DriveLimits
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, choice, info, num
@@ -57,118 +60,47 @@ ARM_PROGRESS = 0.05  # rad of arm travel that counts as progress (differential m
 
 
 TRACK_STEP_Z = 0.004  # m: belt contacts above this height touch the step (the ground's contacts sit at ~0)
-SUMMARY_LEN = 18
 
 
-def contact_summary_np(cs: np.ndarray, belt_mask: np.ndarray, l_guide: int, fx: float, fy: float) -> np.ndarray:
-    """What the controller reads from a contact snapshot (World._read_contacts), in one pass — the
-    reference of the compiled :func:`contact_summary_loops`. (18,) [0]: 1 if the belt touches two
-    levels (a step: its highest contact ≥ STEP_MIN above the lowest contact of all), [1:4] then the
-    rearmost (along the heading (fx, fy, 0)) of the belt contacts within TOP_BAND of its highest one;
-    [4:7], [7:10] A, B: the belt–step contacts (above TRACK_STEP_Z) of largest and smallest y;
-    [10] their summed normal force, [11] the magnitude of their summed friction, [12:15] their
-    normal-force weighted point; [15:18] the guide wheel's mean contact point. NaN where absent."""
-    out = np.full(SUMMARY_LEN, np.nan)
-    out[0] = 0.0
-    out[10] = out[11] = 0.0
-    if not len(cs):
-        return out
-    link = cs[:, 0].astype(int)
-    on = belt_mask[np.clip(link, 0, len(belt_mask) - 1)]
-    P = cs[on, 2:5]
-    if len(P):
-        z_top = P[:, 2].max()
-        if z_top >= cs[:, 4].min() + STEP_MIN:
-            top = P[P[:, 2] >= z_top - TOP_BAND]
-            out[0] = 1.0
-            out[1:4] = top[np.argmin(top[:, 0] * fx + top[:, 1] * fy)]
-    ts = on & (cs[:, 4] > TRACK_STEP_Z)
-    if ts.any():
-        Q = cs[ts, 2:5]
-        out[4:7], out[7:10] = Q[np.argmax(Q[:, 1])], Q[np.argmin(Q[:, 1])]
-        fn = float(cs[ts, 8].sum())
-        out[10] = fn
-        out[11] = float(np.linalg.norm(cs[ts, 9:12].sum(axis=0)))
-        if fn > 0:
-            out[12:15] = cs[ts, 8] @ Q / fn
-    g = link == l_guide
-    if g.any():
-        out[15:18] = cs[g, 2:5].mean(axis=0)
-    return out
+class Phase(IntEnum):
+    """The climb's phases (see the module doc); logged as their numbers."""
+
+    ADVANCE = 0
+    FLIP = 1
+    CLIMB = 2
+    DRIVE_ON = 3
 
 
-def contact_summary_loops(cs, belt_mask, l_guide, fx, fy):
-    """:func:`contact_summary_np` in plain loops (compiled with numba when lab.kernels.COMPILED)."""
-    out = np.full(18, np.nan)
-    out[0] = 0.0
-    out[10] = 0.0
-    out[11] = 0.0
-    k = cs.shape[0]
-    if k == 0:
-        return out
-    nb = belt_mask.shape[0]
-    z_min = math.inf
-    z_top = -math.inf
-    for i in range(k):
-        z_min = min(z_min, cs[i, 4])
-        L = min(max(int(cs[i, 0]), 0), nb - 1)
-        if belt_mask[L]:
-            z_top = max(z_top, cs[i, 4])
-    if z_top > -math.inf and z_top >= z_min + STEP_MIN:
-        best = math.inf
-        for i in range(k):
-            L = min(max(int(cs[i, 0]), 0), nb - 1)
-            if belt_mask[L] and cs[i, 4] >= z_top - TOP_BAND:
-                a = cs[i, 2] * fx + cs[i, 3] * fy
-                if a < best:
-                    best = a
-                    out[0] = 1.0
-                    out[1], out[2], out[3] = cs[i, 2], cs[i, 3], cs[i, 4]
-    y_hi, y_lo = -math.inf, math.inf
-    fn = 0.0
-    ftx = fty = ftz = 0.0
-    px = py = pz = 0.0
-    any_ts = False
-    gx = gy = gz = 0.0
-    n_g = 0
-    for i in range(k):
-        L = min(max(int(cs[i, 0]), 0), nb - 1)
-        if belt_mask[L] and cs[i, 4] > TRACK_STEP_Z:
-            any_ts = True
-            if cs[i, 3] > y_hi:
-                y_hi = cs[i, 3]
-                out[4], out[5], out[6] = cs[i, 2], cs[i, 3], cs[i, 4]
-            if cs[i, 3] < y_lo:
-                y_lo = cs[i, 3]
-                out[7], out[8], out[9] = cs[i, 2], cs[i, 3], cs[i, 4]
-            f = cs[i, 8]
-            fn += f
-            ftx += cs[i, 9]
-            fty += cs[i, 10]
-            ftz += cs[i, 11]
-            px += f * cs[i, 2]
-            py += f * cs[i, 3]
-            pz += f * cs[i, 4]
-        if int(cs[i, 0]) == l_guide:
-            gx += cs[i, 2]
-            gy += cs[i, 3]
-            gz += cs[i, 4]
-            n_g += 1
-    if any_ts:
-        out[10] = fn
-        out[11] = math.sqrt(ftx * ftx + fty * fty + ftz * ftz)
-        if fn > 0:
-            out[12], out[13], out[14] = px / fn, py / fn, pz / fn
-    if n_g:
-        out[15], out[16], out[17] = gx / n_g, gy / n_g, gz / n_g
-    return out
+class Summary(IntEnum):
+    """Columns of the contact summary (:func:`contact_summary`), what the controller reads from a contact
+    snapshot; NaN where absent."""
+
+    STEP = 0  # 1.0 if the belt touches two levels (its highest contact ≥ STEP_MIN above the lowest of all)
+    TOP_X = 1  # then the rearmost (along the heading) belt contact within TOP_BAND of its highest (x, y, z)
+    TOP_Y = 2
+    TOP_Z = 3
+    A_X = 4  # A: the belt–step contact (above TRACK_STEP_Z) of largest y (x, y, z)
+    A_Y = 5
+    A_Z = 6
+    B_X = 7  # B: the belt–step contact of smallest y (x, y, z)
+    B_Y = 8
+    B_Z = 9
+    EDGE_FN = 10  # the belt–step contacts' summed normal force (N)
+    EDGE_FT = 11  # the magnitude of their summed friction force (N)
+    EDGE_X = 12  # their normal-force weighted point (x, y, z)
+    EDGE_Y = 13
+    EDGE_Z = 14
+    GUIDE_X = 15  # the guide wheel's mean contact point (x, y, z)
+    GUIDE_Y = 16
+    GUIDE_Z = 17
 
 
-def _summary_kernel():
-    """The compiled :func:`contact_summary_loops`, or the numpy reference (lab.kernels' backend choice)."""
-    from .. import kernels
-
-    return kernels.compiled(contact_summary_loops) or contact_summary_np
+SUMMARY_LEN = len(Summary)
+TOP_POINT = slice(Summary.TOP_X, Summary.TOP_Z + 1)
+A_POINT = slice(Summary.A_X, Summary.A_Z + 1)
+B_POINT = slice(Summary.B_X, Summary.B_Z + 1)
+EDGE_POINT = slice(Summary.EDGE_X, Summary.EDGE_Z + 1)
+GUIDE_POINT = slice(Summary.GUIDE_X, Summary.GUIDE_Z + 1)
 
 
 @dataclass(frozen=True)
@@ -240,11 +172,9 @@ def forward_axis(state: RobotState) -> np.ndarray:
 class TrackedClimb(Controller):
     """Advance, flip, climb, drive on (see the module doc)."""
 
-    PHASES = ("advance", "flip", "climb", "drive_on")
-
     def __init__(self, params: TrackedClimbParams):
         super().__init__(params)
-        self.phase = 0
+        self.phase = Phase.ADVANCE
         self.log: dict[str, list] = {}
 
     def reset(self, model: ModelInfo, dt: float) -> None:
@@ -259,21 +189,20 @@ class TrackedClimb(Controller):
         self.belt_links = np.array([i for i, n in enumerate(model.link_names) if n.startswith("belt_")])
         self.belt_mask = np.zeros(model.n_links, bool)
         self.belt_mask[self.belt_links] = True
-        self._summary_fn = _summary_kernel()
         self._summ_of, self._summ = None, None
         self._fwd_of, self._fwd_xy = None, (1.0, 0.0)
         self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
         self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
         self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
-        self.phase = 0
+        self.phase = Phase.ADVANCE
         self.k = 0
         # the outputs' work ∫(τ_arm dθ + τ_pulley dψ), trapezoidal per step: each step's torques with the
         # joint rates before and after it (the next act sees the latter)
         self.work_out = 0.0
         self._prev_out = (0.0, 0.0, 0.0, 0.0)  # τ_arm, τ_drive, θ̇, ψ̇ of the last act
         self.t_slow = 0.0
-        self.t_phase = [math.nan] * 4
-        self.t_phase[0] = 0.0
+        self.t_phase = [math.nan] * len(Phase)
+        self.t_phase[Phase.ADVANCE] = 0.0
         self.max_pitch = 0.0
         self.t_now = 0.0
         self.t_first_drive_on = math.nan
@@ -299,8 +228,8 @@ class TrackedClimb(Controller):
         p = self.params
         return min(p.track_ratio * self.arm_speed_cmd() * p.pulley_radius / p.i2, p.track_speed_max)
 
-    def _transition(self, phase: int, t: float) -> None:
-        if phase == 3 and math.isnan(self.t_first_drive_on):
+    def _transition(self, phase: Phase, t: float) -> None:
+        if phase == Phase.DRIVE_ON and math.isnan(self.t_first_drive_on):
             self.t_first_drive_on = t
         self.phase = phase
         self.t_phase[phase] = t if math.isnan(self.t_phase[phase]) else self.t_phase[phase]
@@ -322,21 +251,21 @@ class TrackedClimb(Controller):
         self.arm_at_stop = False
         self.x_best, self.t_best = -math.inf, t
         self.arm_best = -math.inf
-        self.t_phase[1:] = [math.nan] * 3
-        self._transition(1, t)
+        self.t_phase[Phase.FLIP:] = [math.nan] * (len(Phase) - Phase.FLIP)
+        self._transition(Phase.FLIP, t)
 
     def _update_phase(self, state: RobotState, pitch: float) -> None:
         p = self.params
         t = state.t
         rel = pitch - self.pitch0  # pitch since the flip began, on whichever face it began
-        if self.phase == 0:
+        if self.phase == Phase.ADVANCE:
             if (t > 0.3 and self._stalled(state)) or rel > math.radians(3.0):
                 self._start_flip(pitch, t)
-        elif self.phase == 1:
+        elif self.phase == Phase.FLIP:
             self._over_the_top(state)  # start tracking the edge
             if rel >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
-                self._transition(2, t)
-        elif self.phase == 2:
+                self._transition(Phase.CLIMB, t)
+        elif self.phase == Phase.CLIMB:
             flat = abs(pitch - flat_pitch(pitch)) < math.radians(4.0)
             still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
             fell_back = flat and still and rel < math.radians(5.0)
@@ -344,26 +273,22 @@ class TrackedClimb(Controller):
             # is released only then
             over = self.max_rel > math.radians(60.0) and self._over_the_top(state)
             if fell_back or over:
-                self._transition(3, t)
-        elif self.phase == 3:
+                self._transition(Phase.DRIVE_ON, t)
+        elif self.phase == Phase.DRIVE_ON:
             flat = abs(pitch - flat_pitch(pitch)) < math.radians(8.0)
             # a new riser: stall again → flip again (stairs)
-            if flat and t - self.t_phase[3] > 1.0:
+            if flat and t - self.t_phase[Phase.DRIVE_ON] > 1.0:
                 if self._stalled(state):
                     self._start_flip(pitch, t)
             else:
                 self.t_slow = 0.0
 
-    def _on_track(self, cs: np.ndarray) -> np.ndarray:
-        """Which rows of a contact snapshot (World._read_contacts) are on the belt (pulleys, slabs)."""
-        return self.belt_mask[np.clip(cs[:, 0].astype(int), 0, len(self.belt_mask) - 1)]
-
     def _summary(self, state: RobotState) -> np.ndarray | None:
-        """:func:`contact_summary_np` of this state's snapshot (once per state)."""
+        """:func:`contact_summary` of this state's snapshot (once per state)."""
         if self._summ_of is not state:
             cs = state.contacts
             fx, fy = self._fwd(state)
-            self._summ = None if cs is None else self._summary_fn(cs, self.belt_mask, self.l_guide, fx, fy)
+            self._summ = None if cs is None else contact_summary(cs, self.belt_mask, self.l_guide, fx, fy)
             self._summ_of = state
         return self._summ
 
@@ -387,8 +312,8 @@ class TrackedClimb(Controller):
         now, the body tips onto the step; a body lying on the top with its COM still behind the edge
         hangs on the arm, and one propped on its front pulley by the arm must be let down."""
         sm = self._summary(state)
-        if sm is not None and sm[0] > 0:  # contacts on two levels: a step
-            cand = sm[1:4]
+        if sm is not None and sm[Summary.STEP] > 0:  # contacts on two levels: a step
+            cand = sm[TOP_POINT]
             if self.edge is None or self._ahead(state, cand) < self._ahead(state, self.edge):
                 self.edge = cand.copy()
         return self.edge is not None and self._ahead(state, state.com_W) >= self._ahead(state, self.edge) + COM_MARGIN
@@ -420,7 +345,7 @@ class TrackedClimb(Controller):
             w_m = p.i0 * p.i1 * (th_dot + p.i2 * psi_dot)
             tau_m = self.motor_pi(p.motor_speed_max - w_m, dt)
             tau_arm, tau_drive = p.i0 * p.i1 * tau_m, p.i0 * p.i1 * p.i2 * tau_m
-            if self.phase in (1, 2):
+            if self.phase in (Phase.FLIP, Phase.CLIMB):
                 # stalled at the riser with the belt slipping, the arm may never turn: the time since the
                 # arm or the COM last made progress (the trial gives up after GIVE_UP_AT_STOP)
                 x_com = self._ahead(state, state.com_W)
@@ -429,7 +354,7 @@ class TrackedClimb(Controller):
                     self.x_best, self.arm_best, self.t_best = x_com, q_arm, state.t
                 self.t_at_stop = state.t - self.t_best
         else:
-            if self.phase in (1, 2):
+            if self.phase in (Phase.FLIP, Phase.CLIMB):
                 # at the arm's end stop, hold it there (the motor would only stall against the stop)
                 # (latched: the hold sits on the threshold)
                 self.arm_at_stop |= float(state.q[self.j_arm]) - self.pitch0 > self.arm_limit - 0.15
@@ -442,8 +367,8 @@ class TrackedClimb(Controller):
                 self.t_at_stop = state.t - self.t_best
                 w_arm = 0.0 if at_stop else self.arm_speed_cmd()
                 tau_arm = self.arm_pi(w_arm - th_dot, dt)
-                v = self.climb_track_speed() if self.phase == 2 else min(p.advance_speed, p.track_speed_max)
-            elif self.phase == 3:
+                v = self.climb_track_speed() if self.phase == Phase.CLIMB else min(p.advance_speed, p.track_speed_max)
+            elif self.phase == Phase.DRIVE_ON:
                 # drive on with the arm stowed straight back over the new level (its wheel would catch
                 # on the edge it came from): an angle servo on the speed loop
                 q_stow = flat_pitch(pitch) + ARM_STOW
@@ -469,7 +394,7 @@ class TrackedClimb(Controller):
     def _log(self, state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m) -> None:
         L = self.log
         L["t"].append(state.t)
-        L["phase"].append(self.phase)
+        L["phase"].append(int(self.phase))
         L["com"].append(state.com_W.copy())
         L["body"].append(state.p_W[0].copy())
         L["pitch"].append(pitch)
@@ -485,8 +410,8 @@ class TrackedClimb(Controller):
         pB = np.full(2, np.nan)  # …and in the body's x–z plane
         sm = self._summary(state)  # track–step contacts: the belt touching anything above the ground plane
         if sm is not None:
-            A, B, C = sm[4:7], sm[7:10], sm[15:18]
-            fn, ft, pc = float(sm[10]), float(sm[11]), sm[12:15]
+            A, B, C = sm[A_POINT], sm[B_POINT], sm[GUIDE_POINT]
+            fn, ft, pc = float(sm[Summary.EDGE_FN]), float(sm[Summary.EDGE_FT]), sm[EDGE_POINT]
             if fn > 0:
                 d = state.R_WB[0].T @ (pc - state.p_W[0])
                 pB = np.array([d[0], d[2]])
@@ -515,7 +440,7 @@ class TrackedClimb(Controller):
         A, B, C = L["A"][-1], L["B"][-1], L["C"][-1]
         com = state.com_W
         lines = [(com, (com[0], com[1], 0.0), (0.95, 0.55, 0.05))]
-        text = f"{self.PHASES[self.phase]}"
+        text = Phase(self.phase).name.lower()
         if np.isfinite(A).all() and np.isfinite(C).all() and abs(A[1] - B[1]) > 1e-3:
             g = (0.1, 0.75, 0.2)
             lines += [(A, B, g), (B, C, g), (C, A, g)]
@@ -527,4 +452,76 @@ class TrackedClimb(Controller):
         return {k: np.asarray(v, float) for k, v in self.log.items()}
 
 
-__all__ = ["TrackedClimbParams", "TrackedClimb", "body_pitch"]
+@compiled
+def contact_summary(cs, belt_mask, l_guide, fx, fy):
+    """The contact summary (:class:`Summary`) of a contact snapshot (:class:`lab.contacts.Col` rows), in
+    one compiled pass (its numpy oracle: tests/oracles/climbing.py). ``belt_mask`` marks the belt's links,
+    ``l_guide`` is the guide wheel's link, (fx, fy) the heading."""
+    out = np.full(SUMMARY_LEN, np.nan)
+    out[Summary.STEP] = 0.0
+    out[Summary.EDGE_FN] = 0.0
+    out[Summary.EDGE_FT] = 0.0
+    k = cs.shape[0]
+    if k == 0:
+        return out
+    nb = belt_mask.shape[0]
+    z_min = math.inf
+    z_top = -math.inf
+    for i in range(k):
+        z_min = min(z_min, cs[i, Col.PZ])
+        L = min(max(int(cs[i, Col.LINK]), 0), nb - 1)
+        if belt_mask[L]:
+            z_top = max(z_top, cs[i, Col.PZ])
+    if z_top > -math.inf and z_top >= z_min + STEP_MIN:
+        best = math.inf
+        for i in range(k):
+            L = min(max(int(cs[i, Col.LINK]), 0), nb - 1)
+            if belt_mask[L] and cs[i, Col.PZ] >= z_top - TOP_BAND:
+                a = cs[i, Col.PX] * fx + cs[i, Col.PY] * fy
+                if a < best:
+                    best = a
+                    out[Summary.STEP] = 1.0
+                    out[Summary.TOP_X] = cs[i, Col.PX]
+                    out[Summary.TOP_Y] = cs[i, Col.PY]
+                    out[Summary.TOP_Z] = cs[i, Col.PZ]
+    y_hi, y_lo = -math.inf, math.inf
+    fn = 0.0
+    ftx = fty = ftz = 0.0
+    px = py = pz = 0.0
+    any_ts = False
+    gx = gy = gz = 0.0
+    n_g = 0
+    for i in range(k):
+        L = min(max(int(cs[i, Col.LINK]), 0), nb - 1)
+        if belt_mask[L] and cs[i, Col.PZ] > TRACK_STEP_Z:
+            any_ts = True
+            if cs[i, Col.PY] > y_hi:
+                y_hi = cs[i, Col.PY]
+                out[Summary.A_X], out[Summary.A_Y], out[Summary.A_Z] = cs[i, Col.PX], cs[i, Col.PY], cs[i, Col.PZ]
+            if cs[i, Col.PY] < y_lo:
+                y_lo = cs[i, Col.PY]
+                out[Summary.B_X], out[Summary.B_Y], out[Summary.B_Z] = cs[i, Col.PX], cs[i, Col.PY], cs[i, Col.PZ]
+            f = cs[i, Col.FN]
+            fn += f
+            ftx += cs[i, Col.FX]
+            fty += cs[i, Col.FY]
+            ftz += cs[i, Col.FZ]
+            px += f * cs[i, Col.PX]
+            py += f * cs[i, Col.PY]
+            pz += f * cs[i, Col.PZ]
+        if int(cs[i, Col.LINK]) == l_guide:
+            gx += cs[i, Col.PX]
+            gy += cs[i, Col.PY]
+            gz += cs[i, Col.PZ]
+            n_g += 1
+    if any_ts:
+        out[Summary.EDGE_FN] = fn
+        out[Summary.EDGE_FT] = math.sqrt(ftx * ftx + fty * fty + ftz * ftz)
+        if fn > 0:
+            out[Summary.EDGE_X], out[Summary.EDGE_Y], out[Summary.EDGE_Z] = px / fn, py / fn, pz / fn
+    if n_g:
+        out[Summary.GUIDE_X], out[Summary.GUIDE_Y], out[Summary.GUIDE_Z] = gx / n_g, gy / n_g, gz / n_g
+    return out
+
+
+__all__ = ["Phase", "Summary", "TrackedClimbParams", "TrackedClimb", "body_pitch", "contact_summary"]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import kernels
+from ..kernels import compiled
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, info, num
 from .base import Controller, register_controller
@@ -92,8 +92,21 @@ class PassiveCreeping(Controller):
         q, qd = state.q, state.qd
         tau_head = (p.a * self.I_head * abs(p.K_head * self.integral + e)
                     * (xdd_d + p.k_d * (xd_d - float(qd[-1])) + p.k_p * (x_d - float(q[-1])) + p.phi_t))
-        # body joints and saturation in one fused call (lab.kernels.coupling_torques)
-        return kernels.coupling_torques(q, p.K_body * self.integral, tau_head, self.model.effort)
+        # body joints and saturation in one compiled call (:func:`coupling_torques`)
+        return coupling_torques(q, p.K_body * self.integral, tau_head, self.model.effort)
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"E_ref": (0.0, 3.0), "phi_t": (-1.0, 1.0)}
+
+
+@compiled
+def coupling_torques(q, gain, tau_head, effort):
+    """Passive-creeping joint torques in one compiled loop (its numpy oracle:
+    tests/oracles/passive_creeping.py): the body joints' τ_j = gain·(q_{j+1} − q_j) (Wang 2011, eq. 15),
+    the head joint's ``tau_head`` given; all clipped at ±effort."""
+    n = q.shape[0]
+    tau = np.empty(n)
+    for j in range(n - 1):
+        tau[j] = min(max(gain * (q[j + 1] - q[j]), -effort), effort)
+    tau[n - 1] = min(max(tau_head, -effort), effort)
+    return tau

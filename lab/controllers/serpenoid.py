@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import kernels
+from ..kernels import compiled
 from ..state import ModelInfo, RobotState
 from ..fields import Validated, num
 from .base import Controller, register_controller
@@ -49,15 +49,28 @@ class Serpenoid(Controller):
         return p.alpha * np.sin(ph) + p.gamma, p.alpha * p.omega * np.cos(ph)
 
     def act(self, state: RobotState) -> np.ndarray:
-        # the reference, the PD law and the saturation in one fused call (lab.kernels.serpenoid)
+        # the reference, the PD law and the saturation in one compiled call (:func:`serpenoid`)
         p = self.params
         if p.phase_offset and p.omega == 0.0:  # a standing wave: the offset cannot ride on the clock
             x, xd = self.reference(state.t)
             return np.clip(p.kp * (x - state.q) + p.kd * (xd - state.qd), -self.model.effort, self.model.effort)
         # φ₀ as a clock shift φ₀/ω (the kernel takes no phase); φ₀ = 0 leaves t untouched
         t = state.t + p.phase_offset / p.omega if p.phase_offset else state.t
-        return kernels.serpenoid(t, state.q, state.qd, p.alpha, p.omega, p.beta, p.gamma, p.kp, p.kd,
-                                 self.model.effort)
+        return serpenoid(t, state.q, state.qd, p.alpha, p.omega, p.beta, p.gamma, p.kp, p.kd, self.model.effort)
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"alpha": (0.0, 1.5), "omega": (0.0, 6.0), "beta": (-2.0, 2.0), "gamma": (-0.5, 0.5)}
+
+
+@compiled
+def serpenoid(t, q, qd, alpha, omega, beta, gamma, kp, kd, effort):
+    """The serpenoid PD law in one compiled loop over the joints (its numpy oracle:
+    tests/oracles/serpenoid.py): τ_j = k_p(α sin(ωt + jβ) + γ − q_j) + k_d(αω cos(ωt + jβ) − q̇_j),
+    clipped at ±effort."""
+    n = q.shape[0]
+    tau = np.empty(n)
+    for j in range(n):
+        ph = omega * t + j * beta
+        x = kp * (alpha * math.sin(ph) + gamma - q[j]) + kd * (alpha * omega * math.cos(ph) - qd[j])
+        tau[j] = min(max(x, -effort), effort)
+    return tau

@@ -1,13 +1,20 @@
-"""What a force law returns, and how the World sums several laws.
+"""What a force law is and returns, how it is bound to its scene, and how the World sums several laws.
 
-A force law is a pure callable ``law(state, t)`` returning either an ``(N, 3)`` array of forces at
-the link COMs in the world frame, or a :class:`Wrench` when it also applies torques or pushes other
-bodies (a payload at the end of a tether).
+A force law is a pure callable ``law(state, t)`` (:class:`ForceLaw`) returning either an ``(N, 3)``
+array of forces at the link COMs in the world frame, or a :class:`Wrench` when it also applies torques
+or pushes other bodies (a payload at the end of a tether).
+
+A law that needs the robot's or the arena's geometry (the cleats: the belt's dimensions and the
+arena's convex edges) is a :class:`NeedsBinding`: its ``bind(robot, arena)`` returns a new, immutable
+:class:`ForceLaw` holding that geometry. :func:`bind` is called in one place, where the runner builds
+the laws (lab.runner.Simulation); every other law binds to itself. A law is never mutated after its
+scenario is loaded.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -23,6 +30,27 @@ def register_force(name: str):
     """Register a force-law dataclass as ``[forces.<any>] type = name``: its fields are the table's keys,
     ``law(state, t)`` returns an (N, 3) array of forces at the link COMs (world frame) or a :class:`Wrench`."""
     return FORCES.register(name)
+
+
+@runtime_checkable
+class ForceLaw(Protocol):
+    """``law(state, t)`` → (N, 3) forces at the link COMs or a :class:`Wrench`, world frame; pure."""
+
+    def __call__(self, state, t: float): ...
+
+
+@runtime_checkable
+class NeedsBinding(Protocol):
+    """A law's parameters that act only once bound to a robot spec and an arena."""
+
+    def bind(self, robot, arena) -> ForceLaw: ...
+
+
+def bind(law, robot, arena) -> ForceLaw:
+    """``law`` bound to ``robot`` (its spec) and ``arena``: ``law.bind(robot, arena)`` for a
+    :class:`NeedsBinding` law, the law itself for every other. Raises ValueError (``field: what``) when
+    the law cannot act on this robot or arena."""
+    return law.bind(robot, arena) if isinstance(law, NeedsBinding) else law
 
 
 @dataclass

@@ -42,7 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..contacts import Col
 from ..fields import Validated, num
+from ..kernels import compiled
 from ..state import RobotState
 from .base import Wrench, register_force
 
@@ -65,11 +67,6 @@ def belt_path(l: float, r: float):
         out.append(("arc", (P[p1], n), s, 2 * math.pi * r / 3))
         s += 2 * math.pi * r / 3
     return tuple(out)
-
-
-def _cross(a, b) -> np.ndarray:
-    """a × b for 3-vectors (np.cross costs ~20 µs a call)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
 
 
 def belt_coordinate(p_xz, l: float, r: float) -> tuple[float, np.ndarray]:
@@ -116,11 +113,13 @@ def belt_path_array(l: float, r: float) -> np.ndarray:
     return out
 
 
-def cleat_wrench_loops(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
-                       capacity, m_eff, dt):
-    """The law of :meth:`Cleats.forces` summed into (F (N, 3), T (N, 3)) in plain loops: compiled with
-    numba (``cache=True``, no fastmath) when :data:`lab.kernels.COMPILED`; ``Cleats.forces`` is its
-    reference (tests/test_tracked_cleats.py compares the two). ``edges`` (E, 6): x, z, n1 (x, z), n2."""
+@compiled
+def cleat_wrench(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
+                 capacity, m_eff, dt):
+    """The law above (steps 1–4) summed per link into (F_W (N, 3), T_W (N, 3)), in one compiled pass over
+    the contact rows ``cs`` (:class:`lab.contacts.Col`) and the edges (its numpy oracle, cleat by cleat:
+    tests/oracles/cleats.py). ``edges`` (E, 6): x, z, n1 (x, z), n2 (x, z); ``seg``: :func:`belt_path_array`;
+    R0, p0, psi: the body's rotation and position and the drive angle."""
     n_links = p_W.shape[0]
     F = np.zeros((n_links, 3))
     T = np.zeros((n_links, 3))
@@ -138,17 +137,17 @@ def cleat_wrench_loops(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, to
         # the belt link pressing hardest on the edge (summed normal force of its rows near the line)
         best, best_f = -1, -1.0
         for i in range(n_rows):
-            L = int(cs[i, 0])
+            L = int(cs[i, Col.LINK])
             if L < 0 or L >= belt_mask.shape[0] or not belt_mask[L]:
                 continue
-            if math.hypot(cs[i, 2] - xe, cs[i, 4] - ze) >= tol:
+            if math.hypot(cs[i, Col.PX] - xe, cs[i, Col.PZ] - ze) >= tol:
                 continue
             if L == best:
                 continue
             f = 0.0
             for j in range(n_rows):
-                if int(cs[j, 0]) == L and math.hypot(cs[j, 2] - xe, cs[j, 4] - ze) < tol:
-                    f += cs[j, 8]
+                if int(cs[j, Col.LINK]) == L and math.hypot(cs[j, Col.PX] - xe, cs[j, Col.PZ] - ze) < tol:
+                    f += cs[j, Col.FN]
             if f > best_f or (f == best_f and L < best):
                 best, best_f = L, f
         if best < 0:
@@ -156,12 +155,12 @@ def cleat_wrench_loops(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, to
         nx = nz = px = py = pz = 0.0
         m = 0
         for i in range(n_rows):
-            if int(cs[i, 0]) == best and math.hypot(cs[i, 2] - xe, cs[i, 4] - ze) < tol:
-                nx += cs[i, 5]
-                nz += cs[i, 7]
-                px += cs[i, 2]
-                py += cs[i, 3]
-                pz += cs[i, 4]
+            if int(cs[i, Col.LINK]) == best and math.hypot(cs[i, Col.PX] - xe, cs[i, Col.PZ] - ze) < tol:
+                nx += cs[i, Col.NX]
+                nz += cs[i, Col.NZ]
+                px += cs[i, Col.PX]
+                py += cs[i, Col.PY]
+                pz += cs[i, Col.PZ]
                 m += 1
         nn = math.hypot(nx / m, nz / m)
         if nn < 1e-9:
@@ -238,16 +237,9 @@ def cleat_wrench_loops(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, to
     return F, T
 
 
-def _cleat_kernel():
-    """The compiled :func:`cleat_wrench_loops` (None: run the reference, lab.kernels' backend choice)."""
-    from .. import kernels
-
-    return kernels.compiled(cleat_wrench_loops)
-
-
 @dataclass(frozen=True)
 class CleatGeometry:
-    """What the law needs from the robot and the arena (bound by :meth:`Cleats.bind`)."""
+    """What the law needs from the robot and the arena (:meth:`Cleats.bind`)."""
 
     enabled: bool
     height: float
@@ -260,13 +252,22 @@ class CleatGeometry:
     edges: tuple
     belt_mass_eff: float = 1.0  # the belt's mass along its run, pulleys' inertia included (kg)
 
+    @staticmethod
+    def of(robot, edges) -> "CleatGeometry":
+        """The tracked robot's cleats and belt (``robot.cleat_*``, ``robot.cleats`` switches the law off)
+        with the arena's convex ``edges``."""
+        return CleatGeometry(bool(robot.cleats), robot.cleat_height, robot.cleat_pitch, robot.cleat_capacity,
+                             robot.width, robot.belt_mass, robot.track_side, robot.pulley_radius, tuple(edges),
+                             robot.belt_mass + 1.5 * robot.pulley_mass)
+
 
 @register_force("cleats")
 @dataclass(frozen=True)
 class Cleats(Validated):
-    """The cleat law above. The cleats' height, pitch and capacity are the robot's (``robot.cleats``,
-    ``robot.cleat_*``; ``cleats = false`` switches the law off); the edges are the arena's. Both are
-    bound when the scenario is built (:meth:`validate_scenario`), or by :meth:`bind` in tests."""
+    """The cleat law above: its parameters. The cleats' height, pitch and capacity are the robot's
+    (``robot.cleats``, ``robot.cleat_*``; ``cleats = false`` switches the law off); the edges are the
+    arena's convex edges. The law acts once bound to both when the run is built (:meth:`bind` →
+    :class:`BoundCleats`, lab.forces.base.bind)."""
 
     thickness: float = num(0.006, gt=0, le=0.05, unit="m", doc="t_c, cleat thickness along the belt (square profile)")
     shear_modulus: float = num(1e6, gt=0, le=1e9, unit="Pa", doc="G of the cleat rubber (Shore ≈ 55A)")
@@ -276,143 +277,59 @@ class Cleats(Validated):
     def validate_scenario(self, robot=None, controller=None, arena=None, sim=None) -> None:
         if robot is None or not hasattr(robot, "cleat_pitch"):
             raise ValueError('type: "cleats" needs the tracked robot (its belt carries the cleats)')
+
+    def bind(self, robot, arena) -> "BoundCleats":
+        """The law on ``robot``'s belt (a :class:`~lab.robots.tracked.TrackedSpec`) at ``arena``'s convex
+        edges (``arena.convex_edges()``; none if the arena has no such method)."""
+        self.validate_scenario(robot=robot, arena=arena)
         edges = getattr(arena, "convex_edges", None)
-        object.__setattr__(self, "_geom", self.geometry(robot, edges() if callable(edges) else ()))
+        return BoundCleats.of(self, CleatGeometry.of(robot, edges() if callable(edges) else ()))
+
+
+@functools.lru_cache(maxsize=16)
+def _belt_links(link_names: tuple, joint_names: tuple) -> tuple[np.ndarray, int]:
+    """(which links are the belt's, the drive joint's index) of a loaded tracked robot."""
+    mask = np.array([n.startswith("belt_") for n in link_names])
+    mask.flags.writeable = False
+    return mask, joint_names.index("drive_joint")
+
+
+@dataclass(frozen=True, eq=False)
+class BoundCleats:
+    """The cleat law bound to a robot and an arena (:meth:`Cleats.bind`): immutable, pure on the snapshot.
+    ``stiffness`` k = G t_c W / h_c (N/m), ``damping`` c = 2 ζ √(k m_belt) (N·s/m), ``engage_angle``
+    φ_c = atan(2 h_c / p) (rad); ``edges`` and ``path`` are the geometry packed for :func:`cleat_wrench`."""
+
+    params: Cleats
+    geom: CleatGeometry
+    stiffness: float
+    damping: float
+    engage_angle: float
+    edges: np.ndarray
+    path: np.ndarray
 
     @staticmethod
-    def geometry(robot, edges) -> CleatGeometry:
-        return CleatGeometry(bool(robot.cleats), robot.cleat_height, robot.cleat_pitch, robot.cleat_capacity,
-                             robot.width, robot.belt_mass, robot.track_side, robot.pulley_radius, tuple(edges),
-                             robot.belt_mass + 1.5 * robot.pulley_mass)
-
-    def bind(self, robot, edges) -> "Cleats":
-        object.__setattr__(self, "_geom", self.geometry(robot, edges))
-        return self
-
-    @property
-    def stiffness(self) -> float:
-        g = self._geom
-        return self.shear_modulus * self.thickness * g.width / g.height
-
-    @property
-    def damping(self) -> float:
-        return 2 * self.damping_ratio * math.sqrt(self.stiffness * self._geom.belt_mass)
-
-    @property
-    def engage_angle(self) -> float:
-        g = self._geom
-        return math.atan(2 * g.height / g.pitch)
-
-    @staticmethod
-    @functools.lru_cache(maxsize=16)
-    def _edge_xz(edges) -> np.ndarray:
-        return np.array([e[0] for e in edges], float).reshape(-1, 2)
-
-    def _links(self, model):
-        cache = self.__dict__.get("_cache")
-        if cache is None or cache[0] is not model:
-            mask = np.array([n.startswith("belt_") for n in model.link_names])
-            cache = (model, mask, model.joint_index("drive_joint"))
-            object.__setattr__(self, "_cache", cache)
-        return cache[1], cache[2]
-
-    def forces(self, state: RobotState) -> list[tuple[int, np.ndarray, np.ndarray]]:
-        """[(link, force (3,), point (3,))] of the engaged cleats."""
-        g = self._geom
-        cs = state.contacts
-        if not g.enabled or cs is None or not len(cs) or not g.edges:
-            return []
-        mask, j_drive = self._links(state.model)
-        link = cs[:, 0].astype(int)
-        on_belt = mask[np.clip(link, 0, len(mask) - 1)]
-        if not on_belt.any():
-            return []
-        rows = cs[on_belt]
-        E_xz = self._edge_xz(g.edges)
-        near_any = (np.abs(rows[:, 2, None] - E_xz[None, :, 0]) < self.edge_tolerance) & (
-            np.abs(rows[:, 4, None] - E_xz[None, :, 1]) < self.edge_tolerance)
-        if not near_any.any():
-            return []
-        R0, p0 = state.R_WB[0], state.p_W[0]
-        psi = float(state.q[j_drive])
-        k, c, half = self.stiffness, self.damping, self.thickness / 2
-        phi_c = self.engage_angle
-        hits = []
-        for k_edge, ((xe, ze), n1, n2) in enumerate(g.edges):
-            if not near_any[:, k_edge].any():
-                continue
-            near = np.hypot(rows[:, 2] - xe, rows[:, 4] - ze) < self.edge_tolerance
-            if not near.any():
-                continue
-            E = rows[near]
-            links = E[:, 0].astype(int)
-            best = max(sorted(set(links.tolist())), key=lambda L: E[links == L, 8].sum())  # ties: the lowest link
-            E = E[links == best]
-            n = E[:, 5:8].mean(axis=0)
-            nxz = np.array([n[0], n[2]])
-            nn = float(np.linalg.norm(nxz))
-            if nn < 1e-9:
-                continue
-            nxz /= nn
-            lean1 = math.acos(min(1.0, max(-1.0, float(nxz @ n1))))
-            lean2 = math.acos(min(1.0, max(-1.0, float(nxz @ n2))))
-            if min(lean1, lean2) <= phi_c:
-                continue  # the belt lies on a face: the cleats' tips rest on it (friction only)
-            pc = E[:, 2:5].mean(axis=0)
-            pB = R0.T @ (pc - p0)
-            s, t_B = belt_coordinate((pB[0], pB[2]), g.track_side, g.pulley_radius)
-            s -= g.pulley_radius * psi
-            phi = (s + g.pitch / 2) % g.pitch - g.pitch / 2
-            e = half - abs(phi)
-            if e <= 0.0:
-                continue  # in the gap between two cleats: Coulomb friction only
-            u = R0 @ np.array([t_B[0], 0.0, t_B[1]])
-            v = state.v_W[best] + _cross(state.w_W[best], pc - state.p_W[best])
-            hits.append((best, e, phi, u, float(v @ u), pc))
-        if not hits:
-            return []
-        # The explicit spring-damper must stay resolved by the step: the engaged cleats act on the
-        # belt, whose mass along its run is m_b = belt + pulleys' J/r² (solid discs: m/2 each). n
-        # cleats in parallel would give ω = √(n k/m_b) and n c dt/m_b; above ω dt = 1 or c dt/m_b = 1
-        # both are scaled down together (the holding force, set by the capacities, is unchanged).
-        dt = state.model.dt or 1e-3
-        n = len(hits)
-        scale = min(1.0, g.belt_mass_eff / (dt * dt * n * k), g.belt_mass_eff / (dt * n * c) if c > 0 else 1.0)
-        k_s, c_s = k * scale, c * scale
-        out = []
-        for link, e, phi, u, vu, pc in hits:
-            f = -math.copysign(min(k_s * e, g.capacity), phi) - c_s * vu
-            f = max(-g.capacity, min(g.capacity, f))
-            out.append((link, f * u, pc))
-        return out
-
-    def wrench_reference(self, state: RobotState) -> Wrench:
-        """:meth:`forces` summed per link: the reference of the compiled law."""
-        n = state.model.n_links
-        F = np.zeros((n, 3))
-        T = np.zeros((n, 3))
-        for link, f, pc in self.forces(state):
-            F[link] += f
-            T[link] += _cross(pc - state.p_W[link], f)
-        return Wrench(F, T)
+    def of(params: Cleats, geom: CleatGeometry) -> "BoundCleats":
+        k = params.shear_modulus * params.thickness * geom.width / geom.height
+        edges = np.array([(*e[0], *e[1], *e[2]) for e in geom.edges], float).reshape(-1, 6)
+        edges.flags.writeable = False
+        return BoundCleats(params, geom, k, 2 * params.damping_ratio * math.sqrt(k * geom.belt_mass),
+                           math.atan(2 * geom.height / geom.pitch), edges,
+                           belt_path_array(geom.track_side, geom.pulley_radius))
 
     def __call__(self, state: RobotState, t: float) -> Wrench:
-        g = self._geom
+        """The cleats' forces and moments on the belt links (:func:`cleat_wrench`), world frame."""
+        g, p = self.geom, self.params
         cs = state.contacts
-        kern = _cleat_kernel()
-        if kern is None or not g.enabled or cs is None or not len(cs) or not g.edges:
-            return self.wrench_reference(state)
-        mask, j_drive = self._links(state.model)
-        F, T = kern(cs, mask, self._edge_array(g.edges), belt_path_array(g.track_side, g.pulley_radius),
-                    state.R_WB[0], state.p_W[0], float(state.q[j_drive]), state.p_W, state.v_W, state.w_W,
-                    self.edge_tolerance, self.engage_angle, g.pitch, g.pulley_radius, self.thickness / 2,
-                    self.stiffness, self.damping, g.capacity, g.belt_mass_eff, state.model.dt or 1e-3)
+        if not g.enabled or cs is None or not len(cs) or not g.edges:
+            n = state.model.n_links
+            return Wrench(np.zeros((n, 3)), np.zeros((n, 3)))
+        mask, j_drive = _belt_links(state.model.link_names, state.model.joint_names)
+        F, T = cleat_wrench(cs, mask, self.edges, self.path, state.R_WB[0], state.p_W[0], float(state.q[j_drive]),
+                            state.p_W, state.v_W, state.w_W, p.edge_tolerance, self.engage_angle, g.pitch,
+                            g.pulley_radius, p.thickness / 2, self.stiffness, self.damping, g.capacity,
+                            g.belt_mass_eff, state.model.dt or 1e-3)
         return Wrench(F, T)
 
-    @staticmethod
-    @functools.lru_cache(maxsize=16)
-    def _edge_array(edges) -> np.ndarray:
-        return np.array([(*e[0], *e[1], *e[2]) for e in edges], float).reshape(-1, 6)
 
-
-__all__ = ["Cleats", "CleatGeometry", "belt_coordinate", "belt_path", "belt_path_array", "cleat_wrench_loops"]
+__all__ = ["BoundCleats", "Cleats", "CleatGeometry", "belt_coordinate", "belt_path", "belt_path_array", "cleat_wrench"]

@@ -13,12 +13,13 @@ contacts while the ground still carries the normal load; see World._prepare_bodi
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
-from .. import kernels
+from ..kernels import compiled
 from ..fields import Validated, choice, info, num
 from ..state import RobotState
 from .base import FRICTION
@@ -80,9 +81,9 @@ class AnisotropicCoulomb(Validated):
         """Per-link forces F_W (N, 3) at the COMs."""
         model = state.model
         load = state.fn if self.normal_load == "contact" and state.fn is not None else model.weight
-        # one fused call (lab.kernels.coulomb; its numpy reference is coulomb_np): on a 10-link robot
-        # the cost of this law was the number of numpy calls, not the arithmetic
-        return kernels.coulomb(state.R_WB, state.v_W, load, float(self.mu_fwd), float(self.mu_bwd), float(self.mu_n),
+        # one compiled call (:func:`coulomb`): on a 10-link robot the cost of this law was the number of
+        # numpy calls, not the arithmetic
+        return coulomb(state.R_WB, state.v_W, load, float(self.mu_fwd), float(self.mu_bwd), float(self.mu_n),
                                float(self.slip_tol), bool(self.head_exempt))
 
 
@@ -117,3 +118,26 @@ class NoFriction:
     def __call__(self, state: RobotState, t: float) -> np.ndarray:
         return np.zeros((state.model.n_links, 3))
 
+
+@compiled
+def coulomb(R_WB, v_W, load, mu_fwd, mu_bwd, mu_n, slip_tol, head_exempt):
+    """:class:`AnisotropicCoulomb`'s forces F_W (N, 3) in one compiled loop over the links (its numpy
+    oracle: tests/oracles/friction.py). Per link i, with t the x axis of R_WB[i] projected on the ground
+    plane and normalised, n = ẑ × t: f = −μ_t N_i tanh(v_t/v_s) t − μ_n N_i tanh(v_n/v_s) n, μ_t = μ_fwd
+    for v_t ≥ 0 (towards the head) else μ_bwd (Wang 2011, eq. 4, sign regularised); the last link (the
+    head) gets none when ``head_exempt``."""
+    n = v_W.shape[0]
+    F_W = np.zeros((n, 3))
+    last = n - 1 if head_exempt else n
+    for i in range(last):
+        cx, sx = R_WB[i, 0, 0], R_WB[i, 1, 0]
+        inv = 1.0 / max(math.hypot(cx, sx), 1e-12)
+        c, s = cx * inv, sx * inv
+        v_t = v_W[i, 0] * c + v_W[i, 1] * s
+        v_n = v_W[i, 1] * c - v_W[i, 0] * s
+        mu_t = mu_fwd if v_t >= 0.0 else mu_bwd
+        f_t = -mu_t * load[i] * math.tanh(v_t / slip_tol)
+        f_n = -mu_n * load[i] * math.tanh(v_n / slip_tol)
+        F_W[i, 0] = f_t * c - f_n * s
+        F_W[i, 1] = f_t * s + f_n * c
+    return F_W

@@ -41,12 +41,14 @@ The law is pure: it reads only the snapshot (``state.model`` for masses and grav
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 
 from ..fields import Validated, choice, info, num, vector
+from ..kernels import compiled
 from ..state import RobotState
 from .base import Wrench, register_force
 
@@ -129,97 +131,21 @@ class Hydrodynamics(HydroCoefficients):
                 raise ValueError(f"added_mass: the controller's added_mass_folded = {controller.added_mass_folded} "
                                  f"does not match the law's '{self.added_mass}'")
 
-    def terms(self, state: RobotState) -> dict[str, Wrench]:
-        """Each term's wrench separately (diagnostics); ``__call__`` returns their sum."""
-        R = state.R_WB
-        t_W, n_W, b_W = R[:, :, 0], R[:, :, 1], R[:, :, 2]
-        N = t_W.shape[0]
-        vr = state.v_W.copy()
-        vr[:, 0] -= self.current[0]
-        vr[:, 1] -= self.current[1]
-        vt = np.einsum("ij,ij->i", vr, t_W)
-        vn = np.einsum("ij,ij->i", vr, n_W)
-        vb = np.einsum("ij,ij->i", vr, b_W)
-        out: dict[str, Wrench] = {}
-        out["linear"] = Wrench((-self.c_t * vt)[:, None] * t_W + (-self.c_n * vn)[:, None] * n_W
-                               + (-self.c_n * vb)[:, None] * b_W)
-        out["quadratic"] = Wrench((-self.ct2 * np.abs(vt) * vt)[:, None] * t_W
-                                  + (-self.cn2 * np.abs(vn) * vn)[:, None] * n_W
-                                  + (-self.cn2 * np.abs(vb) * vb)[:, None] * b_W)
-        wz = state.w_W[:, 2]
-        T = np.zeros((N, 3))
-        T[:, 2] = -self.lambda2 * wz - self.lambda3 * wz * np.abs(wz)
-        out["torque"] = Wrench(np.zeros((N, 3)), T)
-        if self.added_mass != "none" and self.u_n:
-            a = state.a_W
-            F = np.zeros((N, 3))
-            if self.current[0] or self.current[1]:
-                tV = t_W[:, 0] * self.current[0] + t_W[:, 1] * self.current[1]
-                F += (-self.u_n * wz * tV)[:, None] * n_W
-            if self.added_mass == "folded":
-                F += (self.u_n * np.einsum("ij,ij->i", a, t_W))[:, None] * t_W
-            else:
-                F += (-self.u_n * np.einsum("ij,ij->i", a, n_W))[:, None] * n_W
-            out["added_mass"] = Wrench(F)
-        if self.added_mass == "lagged" and self.lambda1:
-            T1 = np.zeros((N, 3))
-            T1[:, 2] = -self.lambda1 * state.dw_W[:, 2]
-            out["added_inertia"] = Wrench(np.zeros((N, 3)), T1)
-        if self.buoyancy:
-            F = np.zeros((N, 3))
-            F[:, 2] = state.model.mass * state.model.gravity
-            out["buoyancy"] = Wrench(F)
-        return out
+    @functools.cached_property
+    def _loop_args(self) -> tuple:
+        """The law's constants as :func:`hydro_loops` takes them, built once (the law is frozen)."""
+        mode = _MODES[self.added_mass] if self.u_n or self.added_mass == "lagged" else 0
+        return (float(self.c_t), float(self.c_n), float(self.ct2), float(self.cn2), float(self.u_n), mode,
+                float(self.current[0]), float(self.current[1]), bool(self.buoyancy), float(self.lambda1),
+                float(self.lambda2), float(self.lambda3))
 
     def __call__(self, state: RobotState, t: float) -> Wrench:
-        kernel = _hydro_kernel()
-        if kernel is not None:  # one compiled call (the numpy code below is its reference)
-            coeffs = self.__dict__.get("_coeffs")
-            if coeffs is None:  # the law's constants as the kernel takes them, built once (the law is frozen)
-                mode = _MODES[self.added_mass] if self.u_n or self.added_mass == "lagged" else 0
-                coeffs = self.__dict__["_coeffs"] = (
-                    float(self.c_t), float(self.c_n), float(self.ct2), float(self.cn2), float(self.u_n), mode,
-                    float(self.current[0]), float(self.current[1]), bool(self.buoyancy), float(self.lambda1),
-                    float(self.lambda2), float(self.lambda3))
-            mode = coeffs[5]
-            a_W = state.a_W if mode else _ZERO3
-            dw_W = state.dw_W if mode == 2 else _ZERO3
-            F, T = kernel(state.R_WB, state.v_W, state.w_W, a_W, dw_W, state.model.mass * state.model.gravity,
-                          *coeffs)
-            return Wrench(F, T)
-        return self.reference(state)
-
-    def reference(self, state: RobotState) -> Wrench:
-        """:meth:`__call__` as vectorised numpy: the reference the compiled loops are tested against."""
-        R = state.R_WB
-        t_W, n_W, b_W = R[:, :, 0], R[:, :, 1], R[:, :, 2]
-        v = state.v_W
-        cx, cy = self.current
-        if cx or cy:
-            v = v.copy()
-            v[:, 0] -= cx
-            v[:, 1] -= cy
-        vt = np.einsum("ij,ij->i", v, t_W)
-        vn = np.einsum("ij,ij->i", v, n_W)
-        vb = np.einsum("ij,ij->i", v, b_W)
-        ft = -(self.c_t + self.ct2 * np.abs(vt)) * vt
-        fn = -(self.c_n + self.cn2 * np.abs(vn)) * vn
-        fb = -(self.c_n + self.cn2 * np.abs(vb)) * vb
-        wz = state.w_W[:, 2]
-        if self.added_mass != "none" and self.u_n:
-            if self.added_mass == "folded":
-                ft = ft + self.u_n * np.einsum("ij,ij->i", state.a_W, t_W)
-            else:
-                fn = fn - self.u_n * np.einsum("ij,ij->i", state.a_W, n_W)
-            if cx or cy:
-                fn = fn - self.u_n * wz * (t_W[:, 0] * cx + t_W[:, 1] * cy)
-        F = ft[:, None] * t_W + fn[:, None] * n_W + fb[:, None] * b_W
-        if self.buoyancy:
-            F[:, 2] += state.model.mass * state.model.gravity
-        T = np.zeros_like(F)
-        T[:, 2] = -(self.lambda2 + self.lambda3 * np.abs(wz)) * wz
-        if self.added_mass == "lagged":
-            T[:, 2] -= self.lambda1 * state.dw_W[:, 2]
+        """The wrench of every term above, summed, in one compiled call (:func:`hydro_loops`)."""
+        args = self._loop_args
+        mode = args[5]
+        a_W = state.a_W if mode else _ZERO3
+        dw_W = state.dw_W if mode == 2 else _ZERO3
+        F, T = hydro_loops(state.R_WB, state.v_W, state.w_W, a_W, dw_W, state.model.mass * state.model.gravity, *args)
         return Wrench(F, T)
 
 
@@ -227,11 +153,13 @@ _MODES = {"none": 0, "folded": 1, "lagged": 2}
 _ZERO3 = np.zeros((1, 3))  # a_W / dw_W when the mode does not read them (the loops never index it then)
 
 
+@compiled
 def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode, cx, cy, buoyancy,
                 lam1, lam2, lam3):
-    """:meth:`Hydrodynamics.reference` in plain loops over the links, compiled by numba (``cache=True``,
-    no fastmath) when :data:`lab.kernels.COMPILED`. ``mode``: 0 no added mass, 1 folded (the tangential
-    correction +u_n t(t·a)), 2 lagged (−u_n n(n·a) and −λ1 ω̇_z). Returns (F_W, T_W)."""
+    """The law of :class:`Hydrodynamics` (Zhang 2018, eqs. 22, 24, 27 and buoyancy, as in the module doc)
+    in one compiled loop over the links (its numpy oracle, term by term: tests/oracles/hydrodynamics.py).
+    ``mode``: 0 no added mass, 1 folded (the tangential correction +u_n t(t·a)), 2 lagged (−u_n n(n·a)
+    and −λ1 ω̇_z). Returns (F_W, T_W)."""
     N = v_W.shape[0]
     F = np.zeros((N, 3))
     T = np.zeros((N, 3))
@@ -260,13 +188,6 @@ def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode
         if mode == 2:
             T[i, 2] -= lam1 * dw_W[i, 2]
     return F, T
-
-
-def _hydro_kernel():
-    """The compiled :func:`hydro_loops`, or None to run the numpy reference (lab.kernels' backend choice)."""
-    from .. import kernels
-
-    return kernels.compiled(hydro_loops)
 
 
 __all__ = ["HydroCoefficients", "Hydrodynamics", "hydro_loops"]

@@ -76,6 +76,7 @@ class StepClimb(Trial):
         ctrl, limit = sim.controller, self.advance_limit
         arena = sim.scenario.arena
         from ..arenas.step import Step
+        from ..controllers.climbing import Phase
 
         if not isinstance(arena, Step):  # stairs: a climb at every riser, decided by the controller alone
             return lambda s: decided(ctrl, limit)
@@ -94,7 +95,7 @@ class StepClimb(Trial):
             if decided(ctrl, limit):
                 return True
             c = s.com_W
-            on = (ctrl.phase in (0, 3) and s.p_W[0, 0] > x_e and s.p_W[0, 2] > z_on
+            on = (ctrl.phase in (Phase.ADVANCE, Phase.DRIVE_ON) and s.p_W[0, 0] > x_e and s.p_W[0, 2] > z_on
                   and (c[0] - x_e) * (-gh[2]) + (c[2] - h) * gh[0] >= 0)
             since[0] = min(since[0], s.t) if on else math.inf
             # held from one stop check to the next: the controller's log (every few steps) has it too
@@ -112,11 +113,11 @@ ON_STEP_HOLD = 0.02  # s the body must stay on the step before a run stops there
 
 def decided(ctrl, advance_limit: float) -> bool:
     """Whether a :class:`~lab.controllers.climbing.TrackedClimb` run's outcome is decided."""
-    from ..controllers.climbing import GIVE_UP_AT_STOP
+    from ..controllers.climbing import GIVE_UP_AT_STOP, Phase
 
-    if ctrl.phase == 0 and ctrl.advanced > advance_limit:
+    if ctrl.phase == Phase.ADVANCE and ctrl.advanced > advance_limit:
         return True  # drove over whatever was there without stalling (a step lower than r)
-    if ctrl.phase in (1, 2) and ctrl.t_at_stop > GIVE_UP_AT_STOP:
+    if ctrl.phase in (Phase.FLIP, Phase.CLIMB) and ctrl.t_at_stop > GIVE_UP_AT_STOP:
         return True  # the arm has no travel left (or is stalled) and the COM is still behind the edge: failed
     return not math.isnan(ctrl.t_first_drive_on) and ctrl.t_now - ctrl.t_first_drive_on > 1.0
 
@@ -132,6 +133,8 @@ def moving_average(x: np.ndarray, n: int) -> np.ndarray:
 
 def climb_metrics(L: dict, sc) -> dict:
     """``climb.*`` metrics from a :class:`~lab.controllers.climbing.TrackedClimb` log."""
+    from ..controllers.climbing import Phase
+
     arena = sc.arena
     m: dict = {}
     h = float(getattr(arena, "step_height", 0.0))
@@ -163,7 +166,7 @@ def climb_metrics(L: dict, sc) -> dict:
     m["climb.start_s"] = float(t[i0]) if i0 is not None else nan
     m["climb.over_s"] = float(t[i_over]) if i_over is not None else nan
     m["climb.time_s"] = float(t[i_over] - t[i0]) if i_over is not None else nan
-    for k, name in ((1, "flip_s"), (2, "climb_s")):
+    for k, name in ((Phase.FLIP, "flip_s"), (Phase.CLIMB, "climb_s")):
         idx = np.nonzero(phase == k)[0]
         m[f"climb.{name}"] = float(t[idx[-1]] - t[idx[0]]) if idx.size else nan
     dt_log = float(np.median(np.diff(t)))
@@ -175,9 +178,9 @@ def climb_metrics(L: dict, sc) -> dict:
     win = np.zeros(len(t), bool)
     if i0 is not None:
         win[i0:end] = True
-    active = win & (phase >= 1)
+    active = win & (phase >= Phase.FLIP)
     m["climb.peak_motor_torque_Nm"] = float(tau_m[active].max()) if active.any() else nan
-    cl = win & (phase == 2)
+    cl = win & (phase == Phase.CLIMB)
     m["climb.peak_climb_torque_Nm"] = float(tau_m[cl].max()) if cl.any() else nan
     m["climb.peak_arm_torque_Nm"] = float(tau_a[active].max()) if active.any() else nan
     m["climb.peak_belt_force_N"] = float(F_b[active].max()) if active.any() else nan
@@ -191,7 +194,7 @@ def climb_metrics(L: dict, sc) -> dict:
     else:
         m["climb.climb_work_J"] = nan
     m["climb.edge_slip_m"] = edge_slip(L, cl, x_edge, h, sc.robot) if cl.any() and "edge_W" in L else nan
-    flips = np.nonzero(phase == 1)[0]
+    flips = np.nonzero(phase == Phase.FLIP)[0]
     m["climb.stall_belt_force_N"] = (float(np.median(L["tau_drive"][flips])) / sc.controller.pulley_radius
                                      if flips.size else nan)
     m["climb.stall_arm_torque_Nm"] = float(np.median(L["tau_arm"][flips])) if flips.size else nan
