@@ -114,3 +114,14 @@ def inproc(capsys, *args) -> subprocess.CompletedProcess:
     code = main([str(a) for a in args])
     cap = capsys.readouterr()
     return subprocess.CompletedProcess(args, code, cap.out, cap.err)
+
+
+def the_error(res: subprocess.CompletedProcess, code: int = 2) -> str:
+    """For commands that also report progress on stderr (lab sweep): exit ``code``, exactly one
+    ``error:`` line, last, and no traceback."""
+    assert res.returncode == code, (res.returncode, res.stderr)
+    lines = res.stderr.strip().splitlines()
+    errors = [ln for ln in lines if ln.startswith("error: ")]
+    assert len(errors) == 1 and lines[-1] == errors[0], res.stderr
+    assert "Traceback" not in res.stderr
+    return errors[0]
