@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from _helpers import LAB, ROOT, S, TINY, env, inproc, ok, one_error, temporaries, the_error, wait_for
 from conftest import snapshot
 
@@ -30,11 +31,12 @@ def hold_lock(folder, seconds=60.0) -> subprocess.Popen:
     return p
 
 
+@pytest.mark.slow
 def test_two_overwrite_runs_into_one_folder_both_succeed(tmp_path, capsys):
     out = tmp_path / "out"
     ok(inproc(capsys, "run", S, *TINY, "--out", out))
     (out / "mine.txt").write_text("the user's")
-    args = [*LAB, "run", S, "--set", "sim.duration=0.3", "--out", str(out), "--overwrite"]
+    args = [*LAB, "run", S, "--set", "sim.duration=0.1", "--out", str(out), "--overwrite"]
     # one with plots, one without: whichever publishes last, the marker must list exactly its files
     procs = [subprocess.Popen(a, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for a in (args, [*args, "--no-plots"])]
@@ -46,7 +48,7 @@ def test_two_overwrite_runs_into_one_folder_both_succeed(tmp_path, capsys):
     assert marker["files"] == on_disk  # the marker lists exactly the lab's files: the folder is whole
     assert (out / "mine.txt").read_text() == "the user's"
     assert temporaries(tmp_path) == [] and not (out / ".lab-lock").exists()
-    assert json.loads((out / "metrics.json").read_text())["sim_time_s"] == 0.3
+    assert json.loads((out / "metrics.json").read_text())["sim_time_s"] == 0.1
     ok(inproc(capsys, "run", S, *TINY, "--out", out, "--overwrite"))  # and the folder still takes a run
 
 

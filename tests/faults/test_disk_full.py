@@ -31,7 +31,7 @@ def test_video_on_a_full_disk_keeps_the_run_and_publishes_nothing(tmpfs, tmp_pat
     disk = tmpfs("4m")
     ballast = fill(disk, 12 * 1024)  # room for a frame or two, not for the video
     video, out = disk / f"v{suffix}", tmp_path / "out"
-    args = ["run", S, "--set", "sim.duration=0.4", "--no-plots", "--out", out, "--video", video]
+    args = ["run", S, "--set", "sim.duration=0.25", "--no-plots", "--out", out, "--video", video]
     line = one_error(inproc(capsys, *args))
     assert line.startswith(f"error: --video {video}: not written: No space left on device")
     assert (out / "metrics.json").is_file()  # the run's results are written
