@@ -11,6 +11,12 @@ stays. A sweep resumes into its own folder without ``--overwrite`` (that is what
 **Single files** (``urdf -o FILE``, ``--video``, ``--screenshot``): a file that exists is replaced only
 with ``--overwrite``; a folder, a device or a path through a file is refused (:func:`check_file`).
 
+**How files get there** is the write protocol of :mod:`lab.writes`: private temporaries named by
+pid and nonce, published by rename, a dead process's temporaries removed by the next command, a lock
+(``.lab-lock``) where two commands meet one folder, and no write through a symlink out of the
+output. The protocol's scratch entries never make a folder "hold files the lab did not write".
+A damaged marker is named in the error (a sweep's is rebuilt from its own file names).
+
 **File-system errors** (no permission, read-only, a file where a folder should be, no space left)
 become a :class:`~lab.errors.LabError` naming the path, so the CLI prints one ``error:`` line and
 exits 2. Writability is probed before any work: a temporary folder is made and removed in the
