@@ -41,7 +41,45 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for
     from .scenario import Scenario
     from .state import RobotState
 
+from .errors import LabError
+
 Overrides = Mapping[str, Any] | Sequence[str] | None
+
+
+class LabTypeError(LabError, TypeError):
+    """An argument of the wrong type (``duration=True``): a LabError and a TypeError."""
+
+
+class LabValueError(LabError, ValueError):
+    """An argument of the right type but not allowed (``duration=-1``, a closed Sim): a LabError and a
+    ValueError."""
+
+
+def _duration(duration, where: str = "duration") -> float | None:
+    """``duration=`` checked as ``lab run --duration`` is (sim.duration's type and range); None stays None."""
+    if duration is None:
+        return None
+    from .fields import declarations
+    from .scenario import SimConfig
+
+    decl = declarations(SimConfig)["duration"]
+    if isinstance(duration, bool) or not isinstance(duration, (int, float, np.integer, np.floating)):
+        raise LabTypeError(where, f"must be {decl.expected()}, got {duration!r}")
+    value = float(duration)
+    problem = decl.problem(value)
+    if problem:
+        raise LabValueError(where, problem)
+    return value
+
+
+def _with_duration(overrides: Overrides, duration: float | None):
+    """The overrides plus ``sim.duration`` (so the resolved scenario, and scenario.toml, says what ran)."""
+    plain = _plain(overrides)
+    if duration is None:
+        return plain
+    if isinstance(plain, dict):
+        return {**plain, "sim.duration": duration}
+    return [*plain, f"sim.duration={duration!r}"]
 
 
 def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = None) -> "Scenario":
@@ -52,6 +90,8 @@ def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = 
     Bad input raises :class:`lab.errors.LabError` naming the file and field."""
     from . import scenario as scn
 
+    if not isinstance(scenario, (str, PathLike, scn.Scenario)):
+        raise LabTypeError("scenario", f"must be a scenario name, a path to a .toml or a Scenario, got {scenario!r}")
     if isinstance(scenario, scn.Scenario):
         if not overrides:
             return scenario
@@ -61,9 +101,16 @@ def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = 
 
 def _plain(overrides: Overrides):
     if overrides is None or isinstance(overrides, Mapping):
-        return dict(overrides or {})
+        plain = dict(overrides or {})
+        bad = next((k for k in plain if not isinstance(k, str)), None)
+        if bad is not None:
+            raise LabTypeError("overrides", f"keys must be strings like 'robot.n_modules', got {bad!r}")
+        return plain
     if isinstance(overrides, str):
         return [overrides]
+    if not isinstance(overrides, (list, tuple)) or not all(isinstance(o, str) for o in overrides):
+        raise LabTypeError("overrides", "must be a dict {'key': value} or a list of 'key=value' strings, "
+                                        f"got {overrides!r}")
     return list(overrides)
 
 
@@ -108,7 +155,9 @@ class Result:
         provenance.json, plots) under the same folder rule (:mod:`lab.outputs`). Returns the folder."""
         from .results import write_run
 
-        return Path(write_run(Path(out), self.run, plots=plots, overwrite=overwrite))
+        if not isinstance(out, (str, PathLike)):
+            raise LabTypeError("out", f"must be a folder path (str or os.PathLike), got {out!r}")
+        return Path(write_run(Path(out), self.run, plots=bool(plots), overwrite=bool(overwrite)))
 
 
 def _frame(series: dict) -> "pd.DataFrame":
@@ -127,8 +176,11 @@ def run(scenario: "str | PathLike | Scenario", overrides: Overrides = None, *, d
     (paced to real time, the same physics). This is ``lab run`` without the command line."""
     from .runner import run_scenario
 
-    sc = load_scenario(scenario, overrides)
-    res = Result(run_scenario(sc, gui=gui, duration=duration, progress=progress))
+    # duration= is sim.duration, as `lab run --duration` is: checked the same way and in the scenario it ran
+    sc = load_scenario(scenario, _with_duration(overrides, _duration(duration)))
+    if out is not None and not isinstance(out, (str, PathLike)):
+        raise LabTypeError("out", f"must be a folder path (str or os.PathLike), got {out!r}")
+    res = Result(run_scenario(sc, gui=gui, progress=progress))
     if out is not None:
         res.save(out, overwrite=overwrite)
     return res
@@ -167,6 +219,11 @@ class Sim:
         self.simulation = Simulation(self.scenario, gui=gui)
         self.state: "RobotState" = self.simulation.world.read_state()
         self._started = False
+        self._closed = False
+
+    def _open(self, what: str) -> None:
+        if self._closed:
+            raise LabValueError(f"Sim.{what}", "this Sim is closed; make a new one")
 
     @property
     def world(self):
@@ -189,15 +246,28 @@ class Sim:
         replace the controller's output for these steps (the controller is then not called, so its
         internal state does not advance); None runs the scenario's controller. A blow-up raises
         :class:`lab.errors.Diverged`. The recorder keeps samples up to ``sim.duration``."""
+        self._open("step")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+            raise LabTypeError("n", f"must be an integer number of steps, got {n!r}")
+        if n < 0:
+            raise LabValueError("n", f"must be at least 0, got {n}")
+        tau = None
+        if torques is not None:
+            try:
+                tau = np.asarray(torques, dtype=float).reshape(-1)
+            except (TypeError, ValueError):
+                raise LabTypeError("torques", f"must be {self.n_joints} numbers (N·m, one per joint), "
+                                              f"got {torques!r}") from None
+            if tau.shape != (self.n_joints,):
+                raise LabValueError("torques", f"expected {self.n_joints} values (one per joint), got {tau.size}")
+            if not np.isfinite(tau).all():
+                raise LabValueError("torques", f"must be finite, got {tau.tolist()}")
         sim = self.simulation
         if not self._started:
             sim.recorder.start(self.state)
             self._started = True
         ctrl = sim.controller
-        if torques is not None:
-            tau = np.asarray(torques, dtype=float).reshape(-1)
-            if tau.shape != (self.n_joints,):
-                raise ValueError(f"torques: expected {self.n_joints} values (one per joint), got {tau.size}")
+        if tau is not None:
             sim.controller = _Held(tau)
         try:
             state = self.state
@@ -215,13 +285,26 @@ class Sim:
     def run(self, duration: float | None = None, progress: bool = False) -> Result:
         """Run from t = 0 to ``sim.duration`` (or ``duration`` s) with the scenario's controller: the
         same result as :func:`run`. Only on a Sim that has not been stepped."""
+        self._open("run")
         if self._started:
             raise RuntimeError("Sim.run starts at t = 0: make a new Sim (this one has been stepped)")
+        duration = _duration(duration)
+        if duration is not None and duration != self.scenario.sim.duration:
+            # as lab.run: the duration is the scenario's, so the Result's scenario says what ran
+            from .runner import Simulation
+
+            scenario = load_scenario(self.scenario, {"sim.duration": duration})
+            gui = self.simulation.gui is not None
+            self.simulation.close()
+            self.scenario, self.simulation = scenario, Simulation(scenario, gui=gui)
+            self.state = self.simulation.world.read_state()
         self._started = True
-        return Result(self.simulation.run(duration=duration, progress=progress))
+        return Result(self.simulation.run(progress=progress))
 
     def close(self) -> None:
-        self.simulation.close()
+        if not self._closed:
+            self._closed = True
+            self.simulation.close()
 
     def __enter__(self) -> "Sim":
         return self
@@ -237,4 +320,4 @@ def scenarios() -> list[str]:
     return [p.stem for p in list_scenarios()]
 
 
-__all__ = ["Result", "Sim", "gui", "load_scenario", "run", "scenarios"]
+__all__ = ["LabTypeError", "LabValueError", "Result", "Sim", "gui", "load_scenario", "run", "scenarios"]

@@ -135,6 +135,9 @@ def cmd_run(args) -> int:
     write_run(output, result, plots=not args.no_plots,
               provenance=collect(args.command, started, time.perf_counter() - t0))
     print(summary(result, out))
+    video_error = result.extras.get("video_error") if isinstance(result.extras, dict) else None
+    if video_error:  # the run's results are written; the video alone was lost (and nothing half-written published)
+        raise LabError(f"--video {args.video}", f"not written: {video_error}; the run's results are in {out}/")
     return EXIT_DIVERGED if result.status == "diverged" else EXIT_OK
 
 

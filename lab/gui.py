@@ -49,7 +49,6 @@ import logging
 import math
 import os
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -462,30 +461,15 @@ class GuiOverlay:
 
 
 def write_image_atomic(path, rgb: np.ndarray) -> str:
-    """Write an image (format from the suffix) via a temporary sibling file and a rename."""
+    """Write an image (format from the suffix) by the write protocol (:func:`lab.writes.write_with`)."""
     import imageio.v2 as imageio
 
+    from .writes import write_with
+
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
     suffix = os.path.splitext(path)[1] or ".png"
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=suffix)
-    os.close(fd)
-    try:
-        imageio.imwrite(tmp, rgb)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    write_with(path, lambda tmp: imageio.imwrite(tmp, rgb), suffix=suffix)
     return path
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 __all__ = ["GuiOverlay", "GUI_OPTIONS", "open_viewer", "write_image_atomic"]

@@ -11,6 +11,12 @@ stays. A sweep resumes into its own folder without ``--overwrite`` (that is what
 **Single files** (``urdf -o FILE``, ``--video``, ``--screenshot``): a file that exists is replaced only
 with ``--overwrite``; a folder, a device or a path through a file is refused (:func:`check_file`).
 
+**How files get there** is the write protocol of :mod:`lab.writes`: private temporaries named by
+pid and nonce, published by rename, a dead process's temporaries removed by the next command, a lock
+(``.lab-lock``) where two commands meet one folder, and no write through a symlink out of the
+output. The protocol's scratch entries never make a folder "hold files the lab did not write".
+A damaged marker is named in the error (a sweep's is rebuilt from its own file names).
+
 **File-system errors** (no permission, read-only, a file where a folder should be, no space left)
 become a :class:`~lab.errors.LabError` naming the path, so the CLI prints one ``error:`` line and
 exits 2. Writability is probed before any work: a temporary folder is made and removed in the
@@ -22,14 +28,15 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import shutil
 import stat
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from . import writes
 from .errors import LabError
 
 log = logging.getLogger(__name__)
@@ -46,7 +53,9 @@ KINDS: dict[str, tuple[str, ...]] = {
     "regress": ("baseline.json", "provenance.json"),
 }
 FOREIGN = "exists and holds files the lab did not write; choose another folder or remove it"
-PARTIAL_PREFIX = ".lab-partial-"  # a run being written into an existing folder (see Output.write_all)
+PARTIAL_PREFIX = ".lab-partial-"  # before the write protocol (lab.writes): such folders had no pid in their name
+LEGACY_PARTIAL = re.compile(r"^\.lab-partial-[A-Za-z0-9_]{8}$")
+PUBLISH_WAIT_S = 120.0  # a second writer of the same run folder waits this long for the first to publish
 SWEEP_HEADER = "# resolved sweep definition, written by `lab sweep`"
 MARKER_NOTE = ("written by the lab, which only ever replaces or removes the files listed here and leaves any "
                "other file in this folder alone")
@@ -61,8 +70,39 @@ def reason(exc: OSError) -> str:
     return exc.strerror or str(exc) or type(exc).__name__
 
 
+class WriteError(LabError):
+    """The file system refused a write (no space, read-only, no permission): ``errno`` says which. A
+    sweep stops on it rather than recording every remaining run as failed."""
+
+    def __init__(self, where: str, what: str, errno_: int | None = None):
+        super().__init__(where, what)
+        self.errno = errno_
+
+    def __reduce__(self):  # crosses process boundaries (a sweep's workers)
+        return (type(self), (self.where, self.what, self.errno))
+
+
 def fs_error(where: str, exc: OSError, doing: str = "cannot write") -> LabError:
-    return LabError(where, f"{doing}: {reason(exc)}")
+    return WriteError(where, f"{doing}: {reason(exc)}", exc.errno)
+
+
+def scratch(name: str) -> bool:
+    """Entries the lab's write protocol leaves while it works (temporaries, its lock file, and the
+    unfinished folders of older versions): never a user's file."""
+    return writes.scratch(name) or LEGACY_PARTIAL.match(name) is not None
+
+
+def clean_stale(folder: Path) -> None:
+    """Remove the temporaries of dead lab processes in ``folder`` (and the older versions' unfinished
+    folders, which carry no pid: no lab process of this version writes them)."""
+    writes.clean_stale(folder)
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return
+    for name in names:
+        if LEGACY_PARTIAL.match(name):
+            writes.remove(Path(folder) / name)
 
 
 @contextmanager
@@ -87,10 +127,17 @@ def read_marker(folder: Path, kind_hint: str | None = None) -> dict | None:
                 data = json.loads(p.read_text(encoding="utf-8"))
             except (OSError, ValueError) as exc:  # damaged: still the lab's folder, but it names no file
                 log.warning("unreadable marker %s: %s", p, exc)
-                data = {}
+                data = None
             files = data.get("files") if isinstance(data, dict) else None
             out = dict(data) if isinstance(data, dict) else {}
             out.update(kind=kind, files=[f for f in files if isinstance(f, str)] if isinstance(files, list) else [])
+            if not isinstance(files, list):
+                out["damaged"] = True
+                if kind == "sweep":  # a sweep's files are known by name: rebuild the list from the folder
+                    legacy = _legacy_sweep(folder)
+                    if legacy is not None:
+                        log.warning("%s is damaged; rebuilt from the sweep's own files", p)
+                        return legacy
             return out
     if kind_hint == "sweep":
         return _legacy_sweep(folder)
@@ -98,7 +145,8 @@ def read_marker(folder: Path, kind_hint: str | None = None) -> dict | None:
 
 
 def _legacy_sweep(folder: Path) -> dict | None:
-    names = {n for n in os.listdir(folder) if not (n.startswith(".") and n.endswith(".tmp"))}
+    names = {n for n in os.listdir(folder) if not (n.startswith(".") and n.endswith(".tmp")) and not scratch(n)
+             and not n.startswith(".lab-")}
     if not names or not names <= set(KINDS["sweep"]) or "sweep.toml" not in names:
         return None
     try:
@@ -128,7 +176,8 @@ def _nearest_existing(path: Path) -> Path:
 def _probe(folder: Path, where: str) -> None:
     """Make and remove a temporary folder in ``folder``: proves we may create entries there."""
     try:
-        d = tempfile.mkdtemp(dir=folder, prefix=".lab-probe-")
+        d = writes.temp_path(Path(folder) / "lab-probe")
+        os.mkdir(d)
         os.rmdir(d)
     except OSError as exc:
         raise LabError(where, f"cannot write in {folder}: {reason(exc)}") from None
@@ -151,11 +200,11 @@ def _listdir(path: Path, where: str) -> list[str]:
 
 def _write_marker(folder: Path, kind: str, files, extra: dict | None = None) -> None:
     from . import __version__
-    from .results import write_json_atomic
 
+    files = [f for f in files if not scratch(f) and not f.startswith(".lab-")]
     data = {"kind": kind, "lab_version": __version__, "note": MARKER_NOTE, "files": sorted(set(files))}
     data.update(extra or {})
-    write_json_atomic(marker_path(folder, kind), data)
+    writes.write_json(marker_path(folder, kind), data)
 
 
 def _remove_own(folder: Path) -> None:
@@ -166,9 +215,7 @@ def _remove_own(folder: Path) -> None:
         return
     for rel in m["files"]:
         _remove_entry(folder, rel)
-    for name in os.listdir(folder):
-        if name.startswith(PARTIAL_PREFIX):
-            shutil.rmtree(folder / name, ignore_errors=True)
+    clean_stale(folder)
     marker_path(folder, m["kind"]).unlink(missing_ok=True)
     try:
         folder.rmdir()  # only succeeds when empty: a user's file keeps the folder
@@ -234,68 +281,107 @@ class Output:
 
     # -------------------------------------------------------- one-shot outputs (run, check)
     def write_all(self, build: Callable[[Path], None]) -> Path:
-        """``build(tmp)`` writes the output's files into an empty temporary folder; they then replace
-        the output. A new folder appears in one rename (so a folder that exists is complete); into an
-        existing folder each file is moved in, the marker listing them, and the previous output's files
-        that were not rewritten are removed: the folder's other files are never touched."""
+        """``build(tmp)`` writes the output's files into an empty private temporary folder (the write
+        protocol, :mod:`lab.writes`); they then replace the output. A new folder appears in one rename
+        (so a folder that exists is complete); into an existing folder each file is moved in under the
+        folder's lock, the marker listing them, and the previous output's files that were not rewritten
+        are removed: the folder's other files are never touched. Two commands writing the same folder
+        take turns (the second waits up to ``PUBLISH_WAIT_S``); the last one's files stay."""
         try:
             if not os.path.lexists(self.path):
-                return self._write_fresh(build)
+                done = self._write_fresh(build)
+                if done is not None:
+                    return done
             return self._write_into(build)
         except OSError as exc:
             raise fs_error(self.where, exc) from None
 
-    def _write_fresh(self, build) -> Path:
+    def _write_fresh(self, build) -> Path | None:
         parent = self.path.parent
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=parent, prefix=f".{self.path.name}.", suffix=".partial"))
-        try:
-            os.chmod(tmp, 0o755)  # mkdtemp makes 0700; results are meant to be shared
+        with writes.temporary(self.path, folder=True) as tmp:
+            os.chmod(tmp, 0o777 & ~writes._umask())
             build(tmp)
             _write_marker(tmp, self.kind, os.listdir(tmp), self._extra())
             try:
                 os.rename(tmp, self.path)  # fails if a non-empty folder appeared meanwhile: nothing lost
+                return self.path
             except OSError as exc:
-                if os.path.lexists(self.path):
+                if not os.path.lexists(self.path):
+                    raise exc
+                m = read_marker(self.path) if self.path.is_dir() else None
+                if not (self.overwrite and m is not None and m["kind"] == self.kind):
                     raise LabError(self.where, "appeared while the lab was running; nothing was replaced, "
                                                "choose another folder") from None
-                raise exc
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-        return self.path
+                # Another lab command of the same kind published first: replace its output as --overwrite says.
+                (tmp / marker_path(tmp, self.kind).name).unlink(missing_ok=True)
+                built = tmp
+
+                def move(dest: Path) -> None:
+                    for n in os.listdir(built):
+                        shutil.move(str(built / n), str(dest / n))
+
+                self._write_into(move)
+                return self.path
 
     def _write_into(self, build) -> Path:
         if not self.path.is_dir():
             raise LabError(self.where, "exists and is not a folder; choose another folder or remove it")
-        tmp = Path(tempfile.mkdtemp(dir=self.path, prefix=PARTIAL_PREFIX))
-        try:
-            build(tmp)
-            new = set(os.listdir(tmp))
-            clash = sorted(n for n in new if self._collides(n))
-            if clash:  # checked by prepare for the names known in advance; this catches the rest
-                raise LabError(f"{self.where}/{clash[0]}", "was not written by the lab; nothing was replaced, "
-                                                           "move it away or choose another folder")
-            old = self.own
-            _write_marker(self.path, self.kind, old | new, self._extra())  # both, while files move
-            for n in sorted(new):
-                os.replace(tmp / n, self.path / n)
-            for rel in sorted(old - new):
-                _remove_entry(self.path, rel)
-            _write_marker(self.path, self.kind, new, self._extra())
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-        for name in os.listdir(self.path):  # earlier interrupted writes of the lab's own
-            if name.startswith(PARTIAL_PREFIX):
-                shutil.rmtree(self.path / name, ignore_errors=True)
+        with writes.lock(self.path, self.where, wait=PUBLISH_WAIT_S, what=f"writing a {self.kind} here"):
+            clean_stale(self.path)
+            # What is there now (another command may have published since prepare looked).
+            current = read_marker(self.path, self.kind)
+            others = [n for n in os.listdir(self.path) if not scratch(n)]
+            if current is None and others:
+                raise LabError(self.where, FOREIGN)
+            if current is not None:
+                if current["kind"] != self.kind or current.get("damaged"):
+                    raise LabError(self.where, f"holds a lab {current['kind']} output whose marker is damaged or "
+                                               f"of another kind; choose another folder")
+                if self.previous is None and not self.overwrite:
+                    raise LabError(self.where, f"a lab {self.kind} appeared here while the lab was running; nothing "
+                                               "was replaced: pass --overwrite or choose another folder")
+                self.previous = current
+            with writes.temporary(self.path / "lab-partial", folder=True) as tmp:
+                build(tmp)
+                new = set(os.listdir(tmp))
+                clash = sorted(n for n in new if self._collides(n))
+                if clash:  # checked by prepare for the names known in advance; this catches the rest
+                    raise LabError(f"{self.where}/{clash[0]}", "was not written by the lab; nothing was replaced, "
+                                                               "move it away or choose another folder")
+                old = self.own
+                _write_marker(self.path, self.kind, old | new, self._extra())  # both, while files move
+                for n in sorted(new):
+                    os.replace(tmp / n, self.path / n)
+                for rel in sorted(old - new):
+                    _remove_entry(self.path, rel)
+                _write_marker(self.path, self.kind, new, self._extra())
         return self.path
 
     # -------------------------------------------------------- incremental outputs (sweep, report)
+    _held = None  # the lock context of an incremental output, held from acquire() to close()
+
+    def acquire(self) -> Output:
+        """Hold the folder's lock (if the folder exists yet) until :meth:`close`: a second command on the
+        same sweep or report is refused at once, naming the first one's pid."""
+        if self._held is None and self.path.is_dir():
+            cm = writes.lock(self.path, self.where, wait=0.0, what=f"writing this {self.kind}")
+            cm.__enter__()
+            self._held = cm
+            clean_stale(self.path)
+        return self
+
+    def release(self) -> None:
+        if self._held is not None:
+            cm, self._held = self._held, None
+            cm.__exit__(None, None, None)
+
     def open(self, claim: tuple[str, ...] = ()) -> Output:
         """Create the folder and its marker before the first file, so an interrupted output is still
         recognised as the lab's. ``claim``: entries this output may write, listed right away."""
         try:
             self.path.mkdir(parents=True, exist_ok=True)
+            self.acquire()
             self.written |= set(claim)
             _write_marker(self.path, self.kind, self.own | self.written, self._extra())
         except OSError as exc:
@@ -304,7 +390,8 @@ class Output:
 
     def claim(self, rel: str) -> Path:
         """The path for ``rel`` inside the output, once listed in the marker; refused if something the
-        lab did not write is already there."""
+        lab did not write is already there, or if its folder leads outside the output (a symlink)."""
+        writes.inside(self.path, self.path / rel, f"{self.where}/{rel}")
         if self._collides(rel):
             raise LabError(f"{self.where}/{rel}", "was not written by the lab; move it away or choose another folder")
         if rel not in self.written:
@@ -317,7 +404,8 @@ class Output:
 
     def close(self) -> None:
         """The marker lists what this command wrote; with ``--overwrite`` the previous output's files
-        that were not rewritten go. A resumed sweep keeps everything (its earlier runs are its own)."""
+        that were not rewritten go. A resumed sweep keeps everything (its earlier runs are its own).
+        Releases the folder's lock."""
         try:
             keep = self.written if self.overwrite else self.own | self.written
             if self.overwrite:
@@ -326,6 +414,8 @@ class Output:
             _write_marker(self.path, self.kind, keep, self._extra())
         except OSError as exc:
             raise fs_error(self.where, exc) from None
+        finally:
+            self.release()
 
 
 def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "--out",
@@ -342,11 +432,17 @@ def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "
     if os.path.lexists(path):
         if not path.is_dir():
             raise LabError(where, "exists and is not a folder; choose another folder or remove it")
-        entries = _listdir(path, where)
+        # The write protocol's own scratch (temporaries, a lock file) is never a user's file.
+        entries = [n for n in _listdir(path, where) if not scratch(n)]
         if entries:
             previous = read_marker(path, kind)
             if previous is None:
                 raise LabError(where, FOREIGN)
+            if previous.get("damaged"):
+                raise LabError(f"{where}/.lab-{previous['kind']}",
+                               "is damaged (not the list of files the lab wrote), so the lab cannot tell its files "
+                               "from yours; move the files you want to keep and remove the folder, or choose "
+                               "another folder")
             if previous["kind"] != kind:
                 raise LabError(where, f"holds a lab {previous['kind']} output, not a {kind}; choose another folder")
             if kind == "sweep":
@@ -395,11 +491,9 @@ def check_file(path: Path | str, label: str, overwrite: bool = False) -> Path:
 
 
 def write_file(path: Path, text: str, where: str) -> None:
-    """Write a checked single file atomically (temporary sibling + rename); OSError → LabError."""
-    from .results import write_text_atomic
-
+    """Write a checked single file by the write protocol (:mod:`lab.writes`); OSError → LabError."""
     try:
-        write_text_atomic(path, text)
+        writes.write_text(path, text)
     except OSError as exc:
         raise fs_error(where, exc) from None
 

@@ -5,30 +5,22 @@ complete; an existing folder of the lab's keeps every file the lab did not write
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
+from . import writes
+from .outputs import Output, prepare
+
 
 def write_text_atomic(path: Path, text: str) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp makes 0600; results are meant to be shared
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """A text file by the write protocol (:func:`lab.writes.write_text`)."""
+    writes.write_text(path, text)
 
 
 def write_json_atomic(path: Path, obj) -> None:
-    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, default=_json_default) + "\n")
+    """JSON (NumPy scalars and arrays as plain numbers) by the write protocol."""
+    writes.write_json(path, obj, default=_json_default)
 
 
 def _json_default(o):
@@ -77,8 +69,6 @@ def write_run(out, result, plots: bool = True, overwrite: bool = False, provenan
     ``out``: a folder (checked here by :func:`lab.outputs.prepare`) or an already prepared
     :class:`lab.outputs.Output`. metrics.json and timeseries.csv hold only what the scenario and seed
     determine (byte-identical on a rerun); the wall-clock figures go to provenance.json."""
-    from .outputs import Output, prepare
-
     output = out if isinstance(out, Output) else prepare(out, "run", overwrite=overwrite)
     if provenance is None:
         import time

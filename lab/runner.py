@@ -189,7 +189,8 @@ class Simulation:
         if self.trial is not None:
             metrics.update(self.trial.metrics(self, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
-        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error)
+        extras = {"video_error": self.video.error} if self.video is not None and self.video.error else {}
+        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras)
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""

@@ -283,6 +283,7 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
                            f"at mu = {mu}: the explicit friction force needs dt < 2·slip_tol/(mu·g) = {dt_max:.4g} s")
     if sim.duration < sim.dt:
         raise LabError(f"{where}:sim.duration", f"must be at least one step (dt = {sim.dt} s), got {sim.duration}")
+    check_recorded_size(sim, getattr(robot, "n_links", None), where)
     trial_type, trial = "", None
     if "trial" in data:
         trial_type, trial = _typed_section(data, "trial", TRIALS, None, where)
@@ -304,11 +305,57 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
                     trial_type=trial_type, trial=trial, analyses=tuple(analyses))
 
 
+# The recorder holds every sample in memory before timeseries.csv is written (lab.recorder.Recorder):
+# the scenario is refused before the run starts when that would pass this bound, not after a
+# MemoryError hours in. 2 GiB: ~200 times the largest shipped scenario's record (9.8 MB), well under the
+# memory of the machines the lab runs on.
+MAX_RECORDED_BYTES = 2 * 1024**3
+MAX_TABLE_DEPTH = 16  # scenario and sweep tables nest at most 4 deep; deeper is not a lab file
+
+
+def recorded_bytes(sim: SimConfig, n_links: int) -> tuple[int, int, int]:
+    """(samples, values per sample, bytes) the recorder will hold: ``n_steps // record_every + 2``
+    samples of 8 scalars, per link x, y, yaw, normal force and per joint q, q̇, τ (joints ≤ links)."""
+    samples = sim.n_steps // sim.record_every + 2
+    values = 8 + 4 * n_links + 3 * n_links
+    return samples, values, 8 * samples * values
+
+
+def check_recorded_size(sim: SimConfig, n_links: int | None, where: str) -> None:
+    """Refuse a scenario whose record would pass :data:`MAX_RECORDED_BYTES` (naming the fields and the size)."""
+    n = n_links if isinstance(n_links, int) and n_links > 0 else 1
+    samples, values, size = recorded_bytes(sim, n)
+    if size > MAX_RECORDED_BYTES:
+        raise LabError(f"{where}:sim", f"sim.duration = {sim.duration:g} s at sim.dt = {sim.dt:g} s, recording every "
+                                       f"{sim.record_every} step(s), is {samples:.3g} samples of {values} values: "
+                                       f"{_gib(size)} to hold, at most {_gib(MAX_RECORDED_BYTES)}; raise "
+                                       "sim.record_every or shorten sim.duration")
+
+
+def _gib(n: int) -> str:
+    return f"{n / 1024**3:.1f} GiB"
+
+
+def table_depth(data) -> int:
+    """How deep tables (and lists) nest in parsed TOML, counted without recursion."""
+    deepest, todo = 0, [(data, 0)]
+    while todo:
+        node, d = todo.pop()
+        if isinstance(node, dict):
+            deepest = max(deepest, d + 1)
+            todo.extend((v, d + 1) for v in node.values())
+        elif isinstance(node, list):
+            todo.extend((v, d + 1) for v in node)
+        if deepest > MAX_TABLE_DEPTH:
+            break
+    return deepest
+
+
 def parse_value(text: str):
     """A ``--set`` value: TOML syntax (numbers, true/false, [lists], "strings"), else a bare string."""
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return text
 
 
@@ -320,7 +367,11 @@ def apply_overrides(data: dict, overrides: list[str] | dict | None) -> dict:
     for key, value in items:
         if isinstance(value, str) and not isinstance(overrides, dict):
             value = parse_value(value)
+        if table_depth(value) > MAX_TABLE_DEPTH:
+            raise LabError(f"--set {str(key)[:60]}", f"value nests more than {MAX_TABLE_DEPTH} levels deep")
         parts = key.split(".")
+        if len(parts) > MAX_TABLE_DEPTH:
+            raise LabError(f"--set {key[:60]}…", f"key nests {len(parts)} tables deep; at most {MAX_TABLE_DEPTH}")
         if not all(parts):
             raise LabError(f"--set {key}", "key must be dotted field names like robot.n_modules")
         node = data
@@ -353,13 +404,19 @@ def read_toml(path: Path) -> dict:
     if not path.is_file():
         raise LabError(str(path), "no such scenario file (see `lab list` for the shipped scenarios)")
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise LabError(str(path), f"tables nest too deep (at most {MAX_TABLE_DEPTH} levels)") from None
     except tomllib.TOMLDecodeError as exc:
         raise LabError(str(path), f"not valid TOML: {exc}") from None
     except UnicodeDecodeError:
         raise LabError(str(path), "not a UTF-8 text file") from None
     except OSError as exc:
         raise LabError(str(path), f"cannot read: {exc.strerror or exc}") from None
+    if (depth := table_depth(data)) > MAX_TABLE_DEPTH:
+        raise LabError(str(path), f"tables nest more than {MAX_TABLE_DEPTH} levels deep ({depth}+); a scenario "
+                                  "nests at most 4")
+    return data
 
 
 def load(name_or_path: str, overrides: list[str] | dict | None = None) -> Scenario:

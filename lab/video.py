@@ -16,20 +16,26 @@ Each frame carries the overlays of :mod:`lab.overlay` (force arrows, trails, the
 force laws' lines, the time/energy label), projected with this camera's matrices; :func:`still` is
 the same picture for ``--screenshot`` without a window.
 
-The file is written under a temporary name in the same folder and renamed into place by
-``close()``, so a file at ``path`` is always complete.
+The file is written by the lab's write protocol (:mod:`lab.writes`): under a private temporary name
+in the same folder, checked when finished (an .mp4's frames counted by ffmpeg, a .gif's by Pillow)
+and only then renamed into place by ``close()``, so a file at ``path`` is always complete. A write
+that fails during the run (no space left) abandons the video but not the run: ``error`` says why and
+the run's results are still written; a run ended by an exception or a signal (Ctrl-C) publishes no
+video at all.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import os
-import tempfile
+import sys
 import time
 
 import numpy as np
 
+from . import writes
 from .engine import pb
 from .visual import add_ground_grid, robot_length
 
@@ -103,6 +109,15 @@ def still(world, state, path, scene=None, width: int = 1024, height: int = 768) 
     return write_image_atomic(path, rgb)
 
 
+def _space_left(path: str) -> int:
+    """Bytes free to us on the file system holding ``path`` (large if it cannot be told)."""
+    try:
+        st = os.statvfs(os.path.dirname(os.path.abspath(path)))
+    except OSError:
+        return 1 << 62
+    return st.f_bavail * st.f_frsize
+
+
 class VideoWriter:
     """Frames from the engine camera, every ``stride`` steps, into an .mp4 (H.264) or a .gif, with the
     overlays of ``scene`` (a :class:`lab.overlay.Scene`) drawn on each frame."""
@@ -140,21 +155,26 @@ class VideoWriter:
 
         folder = os.path.dirname(os.path.abspath(self.path))
         os.makedirs(folder, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.path)}.", suffix=suffix)
-        os.close(fd)
+        writes.clean_stale(folder, os.path.basename(self.path))  # a killed earlier recording's temporary
+        self._tmp = os.fspath(writes.temp_path(os.path.abspath(self.path), suffix))
+        self.suffix = suffix
+        self.error: str | None = None  # why the video was abandoned (the file system's words), if it was
         if suffix == ".gif":
             self._writer = imageio.get_writer(self._tmp, mode="I", duration=1000.0 * self.stride * dt, loop=0)
         else:
             self._writer = imageio.get_writer(self._tmp, format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
                                               quality=7, pixelformat="yuv420p", macro_block_size=16,
-                                              ffmpeg_log_level="error")
+                                              ffmpeg_log_level="quiet")  # its failures are ours to report, in one line
         self._closed = False
 
     # ------------------------------------------------------------------ capture
     def maybe_capture(self, k: int, state) -> None:
         """Grab a frame if step ``k`` is a multiple of ``stride`` (k = 0 is the first frame)."""
         if k % self.stride == 0 and not self._closed:
-            self.capture(state)
+            try:
+                self.capture(state)
+            except Exception as exc:  # no space, the encoder gone: the video is lost, the run is not
+                self._fail(exc)
 
     def capture(self, state) -> np.ndarray:
         """Render one frame now and append it; returns the RGB array (height, width, 3)."""
@@ -173,27 +193,79 @@ class VideoWriter:
         return rgb
 
     # ------------------------------------------------------------------ finish
+    def _discard(self) -> None:
+        self._closed = True
+        try:
+            self._writer.close()
+        except BaseException as exc:  # noqa: BLE001 - the file is being thrown away anyway
+            log.debug("video: closing the abandoned writer: %s", exc)
+            # A GIF writer keeps its frames until it closes and retries on garbage collection (a second
+            # traceback "ignored in __del__"): drop the frames so the retry has nothing left to write.
+            pending = getattr(getattr(self._writer, "instance", None), "images_to_write", None)
+            if isinstance(pending, list):
+                pending.clear()
+            try:
+                self._writer.close()
+            except BaseException:  # noqa: BLE001
+                pass
+        writes.remove(self._tmp)
+
+    def _fail(self, exc: BaseException) -> None:
+        if isinstance(exc, OSError) and exc.strerror:
+            self.error = exc.strerror
+        elif _space_left(self._tmp) < 1 << 16:  # ffmpeg says only "call failed": the disk is why
+            self.error = os.strerror(errno.ENOSPC)
+        else:
+            text = str(exc).strip()
+            self.error = text.splitlines()[0] if text else type(exc).__name__
+        log.info("video: %s not written: %s", self.path, self.error)  # the caller reports it (lab run: one error line)
+        self._discard()
+
+    def abort(self) -> None:
+        """Throw the unfinished file away (the run was interrupted or failed): nothing is published."""
+        if not self._closed:
+            self._discard()
+
+    def _frames_on_disk(self) -> int:
+        """Frames in the finished temporary, read back (a full disk can leave an .mp4 without its index)."""
+        if self.suffix == ".gif":
+            from PIL import Image
+
+            with Image.open(self._tmp) as im:
+                return int(getattr(im, "n_frames", 1))
+        import imageio_ffmpeg
+
+        return int(imageio_ffmpeg.count_frames_and_secs(self._tmp)[0])
+
     def close(self) -> str | None:
-        """Finish the file and rename it into place; with no frames nothing is written."""
+        """Finish the file, check it and rename it into place; None (nothing written) with no frames, if
+        the video failed (``error``), or if an exception or signal is on its way out (Ctrl-C)."""
         if self._closed:
-            return self.path if self.frames else None
+            return self.path if self.frames and self.error is None and os.path.exists(self.path) else None
+        if sys.exc_info()[0] is not None:  # called from a ``finally`` while the run is being abandoned
+            self.abort()
+            return None
         self._closed = True
         try:
             t0 = time.perf_counter()
             self._writer.close()
             self.encode_s += time.perf_counter() - t0
-        except BaseException:
-            if os.path.exists(self._tmp):
-                os.unlink(self._tmp)
+            if self.frames:
+                on_disk = self._frames_on_disk()
+                if on_disk != self.frames:
+                    raise OSError(f"the file holds {on_disk} of {self.frames} frames")
+        except KeyboardInterrupt:
+            writes.remove(self._tmp)
             raise
+        except Exception as exc:
+            self._fail(exc)
+            return None
         if not self.frames:
-            os.unlink(self._tmp)
+            writes.remove(self._tmp)
             log.warning("video: no frames captured, %s not written", self.path)
             return None
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(self._tmp, 0o666 & ~mask)
-        os.replace(self._tmp, self.path)
+        os.chmod(self._tmp, 0o666 & ~writes._umask())
+        writes.publish(self._tmp, self.path)
         n = self.frames
         log.info("video: %s, %d frames at %.1f fps; %.1f ms/frame rendering, %.1f ms/frame encoding",
                  self.path, n, self.fps, 1e3 * self.render_s / n, 1e3 * self.encode_s / n)

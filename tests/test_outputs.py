@@ -130,7 +130,8 @@ def test_a_damaged_marker_still_protects_the_folder(tmp_path, capsys):
     (out / "metrics.json").write_text("{}")  # unknown provenance: not listed, so never replaced
     before = snapshot(tmp_path)
     assert lab_run(out, "--overwrite") == 2
-    assert "metrics.json: was not written by the lab" in one_error_line(capsys)
+    line = one_error_line(capsys)  # the marker is named, and what to do
+    assert "/.lab-run: is damaged" in line and "remove the folder" in line
     assert snapshot(tmp_path) == before
 
 
@@ -197,15 +198,17 @@ def test_disk_full_while_overwriting_keeps_the_previous_run(tmp_path, monkeypatc
 
 
 def test_read_only_folder_is_refused_before_simulating(tmp_path, monkeypatch, capsys):
-    import tempfile
-
     import lab.runner
 
-    def read_only(*a, **k):
-        raise OSError(errno.EROFS, os.strerror(errno.EROFS), k.get("dir"))
+    real_mkdir = os.mkdir
+
+    def read_only(path, *a, **k):
+        if str(path).startswith(str(tmp_path)):
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_mkdir(path, *a, **k)
 
     monkeypatch.setattr(lab.runner, "run_scenario", lambda *a, **k: pytest.fail("simulated first"))
-    monkeypatch.setattr(tempfile, "mkdtemp", read_only)
+    monkeypatch.setattr(os, "mkdir", read_only)
     before = snapshot(tmp_path)
     assert lab_run(tmp_path / "out") == 2
     assert f"cannot write in {tmp_path}: Read-only file system" in one_error_line(capsys)
@@ -256,21 +259,22 @@ def test_disk_full_in_check_urdf_and_report_is_one_line(tmp_path, monkeypatch, c
         import lab.outputs
         import lab.results
 
-        real = lab.results.write_text_atomic
+        import lab.writes
+
+        real = lab.writes.write_text
 
         def full(path, text):
             if Path(path).name in ("checks.json", "s.urdf", "report.md"):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
             return real(path, text)
 
-        monkeypatch.setattr(lab.results, "write_text_atomic", full)
+        monkeypatch.setattr(lab.writes, "write_text", full)
         assert main(["check", "zz_tiny", "--out", str(tmp_path / "c")]) == 2
         assert "--out" in (line := one_error_line(capsys)) and "No space left on device" in line
         assert snapshot(tmp_path) == before
         assert main(["urdf", "snake", "-o", str(tmp_path / "s.urdf")]) == 2
         assert "-o" in (line := one_error_line(capsys)) and "No space left on device" in line
         assert snapshot(tmp_path) == before
-        monkeypatch.setattr("lab.report.render.write_text_atomic", full)
         assert main(["report", "--only", "zz_text", "--workers", "1", "--out", str(tmp_path / "r")]) == 2
         cap = capsys.readouterr()
         assert cap.err.count("error: ") == 1 and "No space left on device" in cap.err and "Traceback" not in cap.err

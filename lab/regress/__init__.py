@@ -110,7 +110,26 @@ def read_baseline(folder) -> dict:
         raise LabError(f"{where}/{BASELINE}", f"cannot be read: {exc}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("entries"), dict):
         raise LabError(f"{where}/{BASELINE}", "is not a lab regress baseline (no entries)")
+    again = f"re-record it with `lab regress record SUITE --out {folder} --overwrite`"
+    if not isinstance(doc.get("environment", {}), dict):
+        raise LabError(f"{where}/{BASELINE}", f"is damaged: 'environment' is {_kind(doc['environment'])}, not a "
+                                              f"table; {again}")
+    for eid, entry in doc["entries"].items():
+        problem = None
+        if not isinstance(entry, dict):
+            problem = f"is {_kind(entry)}, not a table"
+        elif not isinstance(entry.get("metrics"), dict):
+            problem = f"has 'metrics' {_kind(entry.get('metrics'))}, not a table of metrics"
+        elif not isinstance(entry.get("kind", "run"), str):
+            problem = f"has 'kind' {_kind(entry.get('kind'))}, not a string"
+        if problem:
+            raise LabError(f"{where}/{BASELINE}", f"is damaged: entry {eid!r} {problem}; {again}")
     return doc
+
+
+def _kind(v) -> str:
+    return {type(None): "null", list: "a list", str: "a string", bool: "a boolean", int: "a number",
+            float: "a number", dict: "a table"}.get(type(v), type(v).__name__)
 
 
 def check(suite: Suite, baseline: dict, workers: int = 1, command: list[str] | None = None

@@ -55,12 +55,12 @@ class Row:
     now: object
     delta: float  # |now − baseline| (nan for non-numbers)
     tolerance: str
-    status: str  # "ok" | "drift" | "missing" | "new" | "changed definition" | "entry missing" | "entry new"
+    status: str  # "ok" | "drift" | "missing" | "new" | "changed definition" | "entry missing" | "not in baseline"
     allowed: float = math.nan  # abs + rel·|baseline| for numbers
 
     @property
     def failed(self) -> bool:
-        return self.status in ("drift", "missing", "changed definition", "entry missing")
+        return self.status in ("drift", "missing", "changed definition", "entry missing", "not in baseline")
 
     @property
     def excess(self) -> float:
@@ -109,8 +109,9 @@ def compare_value(base, now, tol: Tolerance) -> tuple[bool, float]:
 
 def compare_entry(entry: Entry, suite: Suite | None, base: dict | None, now: dict | None) -> list[Row]:
     """Rows for one entry; ``base``/``now`` are ``{"definition", "metrics"}`` records (None: absent)."""
-    if base is None:
-        return [Row(entry.id, "(entry)", None, "present", math.nan, "", "entry new")]
+    if base is None:  # the baseline must cover the suite: an entry deleted from it (or added to the suite
+        # since it was recorded) fails, named, until the baseline is recorded again
+        return [Row(entry.id, "(entry)", None, "present", math.nan, "", "not in baseline")]
     if now is None:
         return [Row(entry.id, "(entry)", "present", None, math.nan, "", "entry missing")]
     rows: list[Row] = []

@@ -73,7 +73,7 @@ def markdown(suite_name: str, rows: list[Row], n_entries: int, env_changes: list
         out += ["", "| entry | metric | baseline | now | Δ | tolerance | result |", "|---|---|---|---|---|---|---|"]
         out += [f"| {r.entry} | `{r.metric}` | {_fmt(r.baseline)} | {_fmt(r.now)} | {_delta(r)} | {r.tolerance} | "
                 f"{r.status} |" for r in bad]
-    new = [r for r in rows if r.status in ("new", "entry new")]
+    new = [r for r in rows if r.status == "new"]
     if new:
         out += ["", "New (not in the baseline, not failing): " + ", ".join(f"{r.entry}:{r.metric}" for r in new)]
     return "\n".join(out) + "\n"

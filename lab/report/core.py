@@ -120,12 +120,17 @@ class Context:
 
         from ..outputs import writing
 
-        path = self.claim(f"figures/{self.section}_{name}.png")
+        from ..writes import inside, write_with
+
+        rel = f"figures/{self.section}_{name}.png"
+        path = self.claim(rel)
+        where = self.output.where if self.output else str(self.out)
         try:
-            with writing(self.output.where if self.output else str(self.out)):
+            with writing(where):
                 path.parent.mkdir(parents=True, exist_ok=True)
+                inside(self.out, path, f"{where}/{rel}")  # figures/ may not be a link out of the report
                 fig.tight_layout()
-                fig.savefig(path, dpi=110)
+                write_with(path, lambda tmp: fig.savefig(tmp, dpi=110, format="png"))
         finally:
             plt.close(fig)
         return Figure(path, caption)
@@ -162,6 +167,14 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
             raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
     output = out if isinstance(out, Output) else prepare(out, "report", overwrite=overwrite)
     output.open()
+    from ..writes import inside
+
+    try:
+        for sub in ("figures", "runs"):  # a link in place of the report's own folders: refused before any section
+            inside(output.path, output.path / sub / "x", f"{output.where}/{sub}")
+    except LabError:
+        output.release()
+        raise
     ctx = Context(output, quick=quick, workers=workers, command=command, progress=progress)
     outcomes = []
     t_all = time.perf_counter()

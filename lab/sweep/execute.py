@@ -20,9 +20,12 @@ again elsewhere, and nothing half-written exists on the client's side.
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
+import signal
 import socket
+import threading
 import sys
 import time
 import uuid
@@ -31,6 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from ..errors import LabError
+from ..outputs import WriteError
 from ..results import write_json_atomic, write_text_atomic
 from ..scenario import Scenario
 from . import table
@@ -56,6 +61,18 @@ class Task:
     keep_result: bool = False  # return the RunResult (series and all) to the client
     command: tuple = ()  # the command line that asked for the run, for its provenance.json
     ship_files: bool = False  # worker returns the run folder's files instead of writing run_dir (no shared FS)
+
+
+# The file system's refusals that stop a sweep (every further run would fail to be written as well).
+STOP_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG", "EIO")
+                        if hasattr(errno, n))
+
+
+def write_failure(exc: BaseException) -> bool:
+    """True if ``exc`` is the file system refusing to write (no space, read-only, …): the sweep stops."""
+    if isinstance(exc, WriteError):
+        return exc.errno in STOP_ERRNOS or exc.errno is None
+    return isinstance(exc, OSError) and exc.errno in STOP_ERRNOS
 
 
 def one_line(exc: BaseException) -> str:
@@ -109,6 +126,8 @@ def run_task(task: Task):
                 write_run(Path(task.run_dir), result, plots=task.plots, overwrite=True, provenance=prov)
         status, error, metrics = result.status, result.error, dict(result.metrics)
     except Exception as exc:  # a crash in one run is data, not the end of the sweep
+        if write_failure(exc):  # ... but a full disk is the end: every run after it would fail the same way
+            raise
         log.debug("run %s failed", task.run_id, exc_info=True)
         status, error, metrics, files = "failed", one_line(exc), {}, None
     row = make_row(task, status, error, metrics, time.perf_counter() - t0)
@@ -199,6 +218,29 @@ def quiet_dask() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
+@contextmanager
+def sigint_deferred():
+    """Hold Ctrl-C (and SIGTERM) while the block runs and deliver it as KeyboardInterrupt right after:
+    distributed's LocalCluster start-up and shutdown leave threads and sockets half-made when
+    interrupted midway (a traceback from its event loop). Only the main thread can hold signals."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+
+    def hold(signum, frame):
+        caught.append(signum)
+
+    old = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if caught:
+        raise KeyboardInterrupt
+
+
 class Executor:
     """A dask client on a fresh LocalCluster (``workers`` processes) or on ``scheduler``'s cluster."""
 
@@ -210,7 +252,8 @@ class Executor:
 
     def __enter__(self) -> Executor:
         try:
-            self._open()
+            with sigint_deferred():
+                self._open()
         except BaseException:  # Ctrl-C or a failure half-way through start-up: leave no processes behind
             self.close()
             raise
@@ -242,6 +285,10 @@ class Executor:
         self.close()
 
     def close(self) -> None:
+        with sigint_deferred():
+            self._close()
+
+    def _close(self) -> None:
         # Runs still queued were cancelled by run(); the client goes first, then the cluster we started.
         for obj in (self.client, self.cluster):
             if obj is not None:
@@ -278,6 +325,8 @@ class Executor:
                     if self.scheduler:
                         land(task, row, files)
                 except Exception as exc:
+                    if write_failure(exc):
+                        raise
                     row, result = make_row(task, "failed", one_line(exc), {}, 0.0), None
                     if task.row_file:
                         write_json_atomic(Path(task.row_file), row)
@@ -310,11 +359,15 @@ def _status_counts(rows: dict) -> dict:
 
 
 def _remove_partials(runs: Path) -> None:
-    """A worker killed while writing leaves a hidden ``.<run>.*.partial`` folder (see
-    lab.outputs.Output.write_all); on resume nothing else writes here, so they are debris."""
+    """A worker killed while writing leaves its private temporary run folder (the write protocol,
+    :mod:`lab.writes`); its pid is gone, so it is debris. Older versions' ``.<run>.*.partial`` too
+    (no other process writes here: the sweep's folder is locked)."""
     import shutil
 
+    from ..writes import clean_stale
+
     if runs.is_dir():
+        clean_stale(runs)
         for p in runs.glob(".*.partial"):
             shutil.rmtree(p, ignore_errors=True)
 
@@ -348,13 +401,51 @@ def run_sweep(sweep, specs, scenarios, out, workers: int | None = None, schedule
     """Run the runs not yet finished in ``out``; returns the exit code (0, 1 if a run failed, 130).
 
     ``out``: a folder, checked by :func:`lab.outputs.prepare` (new, empty, or this sweep's own folder,
-    which is resumed), or an already prepared Output. Writes provenance.json beside the tables."""
-    from ..outputs import KINDS, Output, prepare, writing
-    from ..provenance import collect
+    which is resumed), or an already prepared Output. Writes provenance.json beside the tables.
+    Holds the folder's lock (:mod:`lab.writes`) throughout: a second process is refused at once."""
+    from ..outputs import Output, prepare
 
     started = time.time()
     output = out if isinstance(out, Output) else prepare(out, "sweep", name=sweep.name)
+    output.acquire()  # a second `lab sweep` on this folder is refused now, before it runs anything
+    try:
+        return _run_sweep(sweep, specs, scenarios, output, started, workers, scheduler, retry_failed, progress,
+                          command)
+    finally:
+        output.release()
+
+
+def same_definition(out: Path, sweep, where: str) -> None:
+    """A sweep folder is resumed only by the same definition: a sweep of the same name whose axes,
+    base or settings changed would mix its runs with the earlier ones. Refused, naming sweep.toml."""
+    import tomllib
+
+    import tomli_w
+
+    p = out / "sweep.toml"
+    if not p.is_file():
+        return
+    try:
+        old = tomllib.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise LabError(f"{where}/sweep.toml", f"is damaged ({one_line(exc)}), so the lab cannot tell which sweep "
+                                              "this folder holds; choose another folder") from None
+    new = tomllib.loads(tomli_w.dumps(sweep.to_dict()))
+    old.pop("description", None)
+    new.pop("description", None)
+    if old != new:
+        diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        raise LabError(f"{where}/sweep.toml", f"holds a different definition of the sweep {sweep.name!r} ({', '.join(diff)} "
+                                              f"differ); resume it with `lab sweep {p} --out {out}`, or run the "
+                                              "new definition into another folder")
+
+
+def _run_sweep(sweep, specs, scenarios, output, started, workers, scheduler, retry_failed, progress, command) -> int:
+    from ..outputs import KINDS, writing
+    from ..provenance import collect
+
     out = Path(output.path).resolve()
+    same_definition(out, sweep, output.where)
     ids = [s.run_id for s in specs]
     rows = table.read_rows(out, ids)
     if retry_failed:
@@ -370,6 +461,7 @@ def run_sweep(sweep, specs, scenarios, out, workers: int | None = None, schedule
         write_json_atomic(out / "provenance.json", collect(command, started, wall, session=session,
                                                            runs=len(specs), ran=len(todo), previous=previous))
 
+    stopped = None  # the file system's refusal that stopped the sweep
     # Connect (or start the cluster) before writing anything: an unreachable scheduler leaves no folder.
     ex = Executor(workers or max(1, min(os.cpu_count() or 1, len(todo))), scheduler).__enter__() if todo else None
     try:
@@ -383,12 +475,19 @@ def run_sweep(sweep, specs, scenarios, out, workers: int | None = None, schedule
                       run_dir=str(out / "runs" / s.run_id), row_file=str(table.row_path(out, s.run_id)),
                       events=str(out / "events.log"), session=session, command=tuple(command or ()))
                  for s, sc in todo]
-        interrupted = _collect(ex, tasks, rows, sweep, specs, out, progress, output.where) if ex else False
+        try:
+            interrupted = _collect(ex, tasks, rows, sweep, specs, out, progress, output.where) if ex else False
+        except Exception as exc:
+            if not write_failure(exc):
+                raise
+            stopped = exc
     finally:
         if ex is not None:
             ex.close()
     # Last: after the close, so rows that workers finished while we were stopping are in the tables too.
     rows.update(table.read_rows(out, [i for i in ids if i not in rows]))
+    if stopped is not None:
+        _stop_on_write_failure(out, rows, ids, sweep, specs, output, stopped)
     with writing(output.where):
         table.write_tables(out, [rows[i] for i in ids if i in rows], [a.key for a in sweep.axes])
         provenance(time.perf_counter() - t0)
@@ -403,6 +502,34 @@ def run_sweep(sweep, specs, scenarios, out, workers: int | None = None, schedule
         if r.get("status") == "failed":
             print(f"  failed {r['run_id']}: {r.get('error', '')}", file=sys.stderr)
     return EXIT_FAILED if c["failed"] else EXIT_OK
+
+
+def _stop_on_write_failure(out: Path, rows: dict, ids: list, sweep, specs, output, exc: BaseException) -> None:
+    """The file system refused a write (no space): the sweep stops with one error line. The tables are
+    rebuilt from the rows on disk if they still can be; if not, they are removed, so no table stays
+    that disagrees with the rows (a resume rebuilds them). Every finished run's row is kept."""
+    from ..outputs import reason
+
+    done = [rows[i] for i in ids if i in rows]
+    try:
+        table.write_tables(out, done, [a.key for a in sweep.axes])
+        tables = "results.csv and results.parquet hold them"
+    except Exception as exc2:  # noqa: BLE001 - no space for the tables either
+        log.debug("tables: %s", exc2)
+        for name in ("results.csv", "results.parquet"):
+            try:
+                (out / name).unlink(missing_ok=True)
+            except OSError:
+                pass
+        tables = "the tables were removed and are rebuilt on resume"
+    try:
+        output.close()
+    except Exception:  # noqa: BLE001 - the marker lists the sweep's names from the start already
+        output.release()
+    why = exc.what.rpartition(": ")[2] if isinstance(exc, LabError) else reason(exc)
+    raise LabError(output.where, f"cannot write: {why}; the sweep stopped with {len(done)} of {len(specs)} runs "
+                                 f"finished ({tables}); free space and resume with "
+                                 f"`lab sweep {out / 'sweep.toml'} --out {out}`")
 
 
 def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Path, progress: bool | None,

@@ -1,18 +1,20 @@
 """Rows of a sweep: one JSON file per finished run, gathered into ``results.parquet`` and ``results.csv``.
 
-The row files are the record of truth (each written atomically when its run ends); the two tables
-are rebuilt from them, also atomically (temporary file + rename), so a reader never sees half a table.
+The row files are the record of truth (each written by the write protocol, :mod:`lab.writes`, when
+its run ends); the two tables are rebuilt from them the same way (private temporary + rename), so a
+reader never sees half a table. A row file that is not a row (damaged: random bytes, ``null``, a
+list, another run's row) counts as missing: its run is run again and the file rewritten.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import tempfile
 from pathlib import Path
 
 import pandas as pd
+
+from .. import writes
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +33,14 @@ def read_rows(out: Path, run_ids: list[str]) -> dict[str, dict]:
         p = row_path(out, rid)
         if p.is_file():
             try:
-                rows[rid] = json.loads(p.read_text(encoding="utf-8"))
-            except (OSError, json.JSONDecodeError) as exc:  # only a foreign edit can do this: rerun it
-                log.warning("ignoring unreadable row %s: %s", p, exc)
+                row = json.loads(p.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as exc:  # random bytes, truncated JSON: rerun it
+                log.warning("row %s is damaged (%s); its run is run again", p, exc)
+                continue
+            if not isinstance(row, dict) or row.get("run_id") != rid or not isinstance(row.get("status"), str):
+                log.warning("row %s is not this run's row; its run is run again", p)
+                continue
+            rows[rid] = row
     return rows
 
 
@@ -47,16 +54,7 @@ def frame(rows: list[dict], axis_keys: list[str]) -> pd.DataFrame:
 
 
 def _replace(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a results table is for everyone who can read the folder
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    writes.write_with(path, write)
 
 
 def write_tables(out: Path, rows: list[dict], axis_keys: list[str]) -> pd.DataFrame:
