@@ -132,28 +132,6 @@ def test_the_graph_builder_sees_function_level_and_relative_imports():
     assert "lab.sweep.table" in g["lab.sweep.execute"]
 
 
-# Cycles other branches of this round remove; listed here so this test runs over the whole tree meanwhile.
-KNOWN_ELSEWHERE = {
-    # metrics ↔ analysis (energy, recurrence): removed by the metrics work on its own branch
-    frozenset({"lab.metrics", "lab.analysis.energy", "lab.analysis.recurrence"}),
-    # outputs ↔ results: removed by the faults work on its own branch
-    frozenset({"lab.outputs", "lab.results"}),
-}
-
-
-def _split(found: list[list[str]]):
-    known = [c for c in found if any(set(c) <= k for k in KNOWN_ELSEWHERE)]
-    return [c for c in found if c not in known], known
-
-
 def test_no_import_cycles_in_lab():
     found = cycles(import_graph())
-    mine, _ = _split(found)
-    assert not mine, "import cycles in lab/:\n" + "\n".join(" → ".join(c) for c in mine)
-
-
-@pytest.mark.xfail(strict=True, reason="metrics ↔ analysis.energy/recurrence and outputs ↔ results: "
-                                        "fixed on the metrics and faults branches, not merged yet")
-def test_no_known_cycles_left():
-    _, known = _split(cycles(import_graph()))
-    assert not known, "known import cycles still in lab/:\n" + "\n".join(" → ".join(c) for c in known)
+    assert not found, "import cycles in lab/:\n" + "\n".join(" → ".join(c) for c in found)
