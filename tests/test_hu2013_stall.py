@@ -204,3 +204,35 @@ def test_slide_coefficient_limits():
             assert slide_coefficient(mu, mw) <= max(1.0, mu) + 1e-12
     with pytest.raises(ValueError, match="mu_w"):
         slide_coefficient(0.5, -0.1)
+
+
+def _differential_run(mu_g: float, mu_w: float, h: float = 0.10) -> dict:
+    from lab import scenario as scn
+    from lab.runner import run_scenario
+
+    data = scn.read_toml(scn.resolve_path("tracked_step_climb"))
+    data = scn.apply_overrides(data, {"controller.mode": "differential", "trial.stop_when_decided": True,
+                                      "sim.duration": 20.0, "robot.track_friction": 1.0, "arena.friction": mu_g,
+                                      "arena.riser_friction": mu_w, "arena.step_height": h})
+    return run_scenario(scn.from_dict(data, where="test")).metrics
+
+
+def test_a_differential_run_slides_at_the_stall_law():
+    """The engine's single motor at a riser (μ_g = μ_w = 0.8, the belt's default μ): the belt slides at the
+    closed form's pull (measured +0.9 %; the sliding grid in the Hu 2013 README: within 2.5 % wherever the
+    body stays on its base) and the body never flips (F_s ≈ 0.44 F_f)."""
+    m = _differential_run(0.8, 0.8)
+    law = stall_law(PARAMS, 0.8, 0.8)
+    assert m["diff.stall_force_model_N"] == pytest.approx(law.stall_force)
+    assert m["diff.flip_required_N"] == pytest.approx(law.flip_force)
+    assert m["diff.stall_force_N"] == pytest.approx(law.stall_force, rel=0.05)
+    assert m["diff.flipped"] is False and m["diff.jammed"] is False and m["climb.success"] is False
+
+
+def test_a_forced_flip_jams_at_the_flush_pose():
+    """A frictionless riser and μ_g = 3 > κ: the belt holds (no sliding window), the body flips onto its
+    front face, and then nothing presses that face against the edge: no COM progress."""
+    m = _differential_run(3.0, 0.0)
+    assert m["diff.flipped"] is True and m["diff.jammed"] is True
+    assert math.isnan(m["diff.stall_force_N"])
+    assert m["climb.success"] is False

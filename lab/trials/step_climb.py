@@ -104,7 +104,10 @@ class StepClimb(Trial):
         return done
 
     def metrics(self, sim, series: dict) -> dict:
-        return climb_metrics(sim.controller.logged(), sim.scenario)
+        from ..papers.hu2013_tracked.differential import differential_metrics  # diff.*: the single motor's
+
+        L = sim.controller.logged()
+        return {**climb_metrics(L, sim.scenario), **differential_metrics(L, sim.scenario)}
 
 
 ON_STEP_HOLD = 0.02  # s the body must stay on the step before a run stops there: it stops at the next stop
