@@ -197,6 +197,22 @@ class Simulation:
         name = getattr(self.scenario.robot, "head_link", None)
         return None if name is None else self.world.model.link_index(name)
 
+    def save_state(self) -> tuple:
+        """A rewind point: the World's (engine and per-step hooks) and the controller's own state (its
+        integrators, phase and log), for :meth:`restore_state`."""
+        import copy
+
+        return self.world.save_state(), copy.deepcopy(self.controller)
+
+    def restore_state(self, snap: tuple) -> None:
+        """Back to :meth:`save_state`'s point; the recorder is not rewound (start it again to record)."""
+        import copy
+
+        world, ctrl = snap
+        self.world.restore_state(world)
+        # in place: the trial's stop condition and the GUI's overlays hold this controller
+        self.controller.__dict__.update(copy.deepcopy(ctrl).__dict__)
+
     def close(self) -> None:
         if self.gui is not None:
             self.gui.close()

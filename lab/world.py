@@ -13,6 +13,7 @@ import math
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from .engine import connect, pb, quiet_stdout
@@ -79,6 +80,7 @@ class World:
         self.t = 0.0
         self.steps = 0
         self._after_step = None  # the loaded spec's per-step hook (load_spec)
+        self.rewindables: list = []  # objects with snapshot() / restore(s): lab state rewound with the engine
         # The hot loop calls pybullet's functions with this client's id bound directly: the
         # BulletClient wrapper resolves every call through __getattr__ + inspect (~2 µs each).
         cid = self.client._client
@@ -421,6 +423,21 @@ class World:
             bid = self.bodies[name][0]
             force(bid, -1, list(map(float, f)), state.extra[name].p_W.tolist(), WORLD_FRAME)
 
+    # ------------------------------------------------------------------ rewind
+    def save_state(self) -> "WorldSnapshot":
+        """Everything a rewind needs: the engine's state (``saveState``), the clock, the last snapshot
+        (accelerations difference against it) and the state of every object in ``rewindables`` — the
+        lab's own per-step state that Bullet does not hold (the tracked belt's gear targets)."""
+        return WorldSnapshot(self.client.saveState(), self.t, self.steps, self._prev,
+                             tuple((obj, obj.snapshot()) for obj in self.rewindables))
+
+    def restore_state(self, snap: "WorldSnapshot") -> None:
+        """Back to ``snap`` (:meth:`save_state` of this World): engine, clock and per-step hooks."""
+        self.client.restoreState(snap.engine_id)
+        self.t, self.steps, self._prev = snap.t, snap.steps, snap.prev
+        for obj, s in snap.hooks:
+            obj.restore(s)
+
     def step_engine(self) -> None:
         self._pb_step()
         if self._after_step is not None:
@@ -457,6 +474,17 @@ class World:
             return False
 
 
+@dataclass(frozen=True)
+class WorldSnapshot:
+    """What :meth:`World.save_state` keeps (engine state id, clock, last snapshot, hook states)."""
+
+    engine_id: int
+    t: float
+    steps: int
+    prev: object
+    hooks: tuple
+
+
 def pace(t_sim: float, t0_wall: float) -> None:
     """Sleep so that simulated time does not run ahead of wall time (GUI real-time pacing)."""
     ahead = t_sim - (time.perf_counter() - t0_wall)
@@ -464,4 +492,4 @@ def pace(t_sim: float, t0_wall: float) -> None:
         time.sleep(ahead)
 
 
-__all__ = ["World", "pace"]
+__all__ = ["World", "WorldSnapshot", "pace"]

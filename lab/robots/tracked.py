@@ -108,6 +108,17 @@ class _SlabReset:
         self._states, self._reset, self._change = world.fast_calls()
         self._zeros = [[0.0]] * len(joints)
 
+    def snapshot(self) -> tuple:
+        """The gear targets (World.save_state: Bullet's saveState does not hold constraint settings)."""
+        return tuple(self.target)
+
+    def restore(self, target: tuple) -> None:
+        """Back to a :meth:`snapshot`: the targets, and the gears set to them (else, after a rewind, each
+        gear would pull its slab by the whole travel since the snapshot: a runaway)."""
+        self.target = list(target)
+        for cid, tg in zip(self.constraints, self.target):
+            self._change(cid, relativePositionTarget=tg)
+
     def __call__(self) -> None:
         b, change, tg = self.body, self._change, self.target
         states = self._states(b, self.joints)
@@ -385,6 +396,7 @@ class TrackedSpec(Validated):
                            spinningFriction=0.0)
         world.set_dynamics(body, names["arm"], lateralFriction=0.3)
         world.belt_reset = _SlabReset(world, body, slabs, gears, self.pulley_radius)
+        world.rewindables.append(world.belt_reset)
         world.record_contacts = True  # the climb's support triangle and edge forces come from the contacts
 
     @staticmethod
