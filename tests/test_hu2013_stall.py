@@ -236,3 +236,20 @@ def test_a_forced_flip_jams_at_the_flush_pose():
     assert m["diff.flipped"] is True and m["diff.jammed"] is True
     assert math.isnan(m["diff.stall_force_N"])
     assert m["climb.success"] is False
+
+
+def test_the_sticking_i2_bound_lies_above_the_sliding_one():
+    """i2_max_hold (any sticking split) ≥ i2_max (sliding), equal where the two capacities are (μ_w = 0
+    or μ_g ≤ 1); each is where the flip force meets that capacity."""
+    from dataclasses import replace
+
+    for mg, mw in ((0.8, 0.0), (0.8, 0.8), (3.0, 0.3), (3.0, 0.0)):
+        law = stall_law(PARAMS, mg, mw)
+        assert law.i2_max_hold >= law.i2_max - 1e-12
+        if mw == 0 or mg <= 1:
+            assert law.i2_max_hold == pytest.approx(law.i2_max)
+        q = replace(PARAMS, i2=law.i2_max_hold)
+        s = stall_pose(q)
+        W = s.weight
+        flip = stall_law(q, mg, mw)
+        assert flip.flip_force == pytest.approx(hold_coefficient(mg, mw) * (W - flip.flip_wheel_load), rel=1e-9)

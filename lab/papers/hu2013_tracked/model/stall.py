@@ -48,6 +48,10 @@ The single motor flips iff the belt holds F_f: T_s ≥ T_f, i.e. k (W − λ_f) 
     frictionless riser: μ_g ≥ κ;   riser μ_w: μ_g ≥ κ / (1 + μ_w (1 − κ)), impossible for μ_w ≥ 1/(κ − 1);
     gear ratio: λ* = (g M_d + r k W)/(d_λ + r k), T* = λ* b_w − m_a g b_a (both free of i2), and the
     flip needs i2 ≤ i2* = r k (W − λ*) / T*.
+Between the sliding and the sticking bounds (μ_g > 1 with μ_w > 0) the rigid law does not decide: a
+stalled belt's pull is shared between ground and riser by the contacts' tangential compliance, and the
+belt holds more than k (W − λ) — up to μ_g (W − λ) — if the riser takes little of it before the ground
+saturates (the engine flips there at μ_g = 3.5, μ_w = 0.3; the sliding bound says μ_g ≥ 5.2).
 """
 
 from __future__ import annotations
@@ -135,7 +139,8 @@ class StallLaw:
     flip_force: float  # F_f
     flip_wheel_load: float  # λ(T_f)
     kappa: float  # F_f / (W − λ_f): the slide coefficient the flip needs
-    i2_max: float  # the largest i2 that flips at these μ (same geometry)
+    i2_max: float  # the largest i2 that flips at these μ with the belt sliding (same geometry)
+    i2_max_hold: float  # the largest i2 at which any sticking split could still hold the flip
     motor_limited: bool  # T_f beyond the motor's i0 i1 τ_max
 
     @property
@@ -156,12 +161,20 @@ def stall_law(p: ClimbParams = ClimbParams(), mu_g: float = 0.8, mu_w: float = 0
     lam_f = s.wheel_load(T_f) if math.isfinite(T_f) else math.inf
     F_f = s.belt_force(T_f)
     kappa = F_f / (W - lam_f) if math.isfinite(T_f) and W > lam_f else math.inf
-    lam_b = (s.gravity_moment + r * k * W) / (s.d_wheel + r * k)
-    T_b = lam_b * s.b_wheel - m_gb
-    i2_max = r * k * (W - lam_b) / T_b if T_b > 0 else math.inf
     return StallLaw(mu_g=mu_g, mu_w=mu_w, stall_arm_torque=T_s, stall_force=s.belt_force(T_s),
                     stall_wheel_load=s.wheel_load(T_s), flip_arm_torque=T_f, flip_force=F_f, flip_wheel_load=lam_f,
-                    kappa=kappa, i2_max=i2_max, motor_limited=bool(T_f > s.arm_torque_max))
+                    kappa=kappa, i2_max=flip_i2(s, k), i2_max_hold=flip_i2(s, hold_coefficient(mu_g, mu_w)),
+                    motor_limited=bool(T_f > s.arm_torque_max))
+
+
+def flip_i2(s: StallPose, k: float) -> float:
+    """The largest i2 whose flip a belt holding k (W − λ) allows: at the boundary the slide and the
+    flip meet at λ* = (g M_d + r k W)/(d_λ + r k), T* = λ* b_w − m_a g b_a (both free of i2), so
+    i2* = r k (W − λ*) / T*."""
+    W, r = s.weight, s.pulley_radius
+    lam_b = (s.gravity_moment + r * k * W) / (s.d_wheel + r * k)
+    T_b = lam_b * s.b_wheel - s.m_arm * s.gravity * s.b_arm
+    return r * k * (W - lam_b) / T_b if T_b > 0 else math.inf
 
 
 def flip_mu_g(p: ClimbParams = ClimbParams(), mu_w: float = 0.0) -> float:
@@ -184,5 +197,5 @@ def _mu(mu: float, name: str) -> float:
     return float(mu)
 
 
-__all__ = ["StallLaw", "StallPose", "flip_mu_g", "flip_mu_w_max", "hold_coefficient", "slide_coefficient",
+__all__ = ["StallLaw", "StallPose", "flip_i2", "flip_mu_g", "flip_mu_w_max", "hold_coefficient", "slide_coefficient",
            "stall_law", "stall_pose"]
