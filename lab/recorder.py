@@ -38,6 +38,8 @@ class Recorder:
         self.P_d = np.zeros(n)
         self.W_in = np.zeros(n)
         self.W_d = np.zeros(n)
+        self.W_g = np.zeros(n)  # gravity's and the engine contacts' work so far (0 unless the ledger meters them)
+        self.W_c = np.zeros(n)
         self.xy = np.zeros((n, n_links, 2))  # each link's COM in the ground plane
         self.com = np.zeros((n, 3))  # the robot's mass-weighted centre of mass (RobotState.com_W)
         self.yaw = np.zeros((n, n_links))
@@ -107,6 +109,8 @@ class Recorder:
         self.P_d[k] = p_d
         self.W_in[k] = self.work_in
         self.W_d[k] = -sum(self.work_ext.values())
+        self.W_g[k] = self.work_gravity
+        self.W_c[k] = self.work_contact
         self.xy[k] = s.p_W[:, :2]
         self.com[k] = s.com_W
         self.yaw[k] = s.yaw
@@ -121,7 +125,8 @@ class Recorder:
         """The recorded samples (trimmed to what was written)."""
         k = self.k
         return {name: getattr(self, name)[:k] for name in
-                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "com", "yaw", "q", "qd", "tau", "fn")}
+                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "W_g", "W_c", "xy", "com", "yaw", "q", "qd",
+                 "tau", "fn")}
 
     def balance(self, E_end: float) -> dict[str, float]:
         """ΔE − ∫(P_in − P_d)dt, absolute and relative to ∫|P_in|dt (plus |W_gravity| + |W_contacts|
