@@ -39,6 +39,9 @@ Definitions (engine side; the screw model's counterparts in lab.papers.hu2013_tr
     min_margin_m the smallest eq.-13 margin over the climb phase up to ``over``, from the engine's
                  contact points: A, B the extreme track–step contacts along the edge, C the guide
                  wheel's contact, projected along gravity
+    ledger_work_J, ledger_dpe_J, ledger_dke_J, ledger_dissipated_J  the energy ledger's split
+                 W = ΔPE + ΔKE + D over the climb window (lab.papers.hu2013_tracked.climb_ledger)
+A differential-mode run adds the ``diff.*`` metrics (lab.papers.hu2013_tracked.differential).
 """
 
 from __future__ import annotations
@@ -104,10 +107,11 @@ class StepClimb(Trial):
         return done
 
     def metrics(self, sim, series: dict) -> dict:
+        from ..papers.hu2013_tracked.climb_ledger import ledger_metrics  # climb.ledger_*: where the work goes
         from ..papers.hu2013_tracked.differential import differential_metrics  # diff.*: the single motor's
 
-        L = sim.controller.logged()
-        return {**climb_metrics(L, sim.scenario), **differential_metrics(L, sim.scenario)}
+        L, sc = sim.controller.logged(), sim.scenario
+        return {**climb_metrics(L, sc), **ledger_metrics(L, series, sc), **differential_metrics(L, sc)}
 
 
 ON_STEP_HOLD = 0.02  # s the body must stay on the step before a run stops there: it stops at the next stop

@@ -11,6 +11,7 @@ samples that bracket the window (its ends from the climb controller's log):
          the contact points' velocities) and by the cleats (a force law): −(their work)
     residual_rel  (W − ΔPE − ΔKE − D) / W: how well the ledger closes over the window (what it misses:
          the solver's and the gear constraints' own work, the slabs' reset)
+A step-climb run reports them as ``climb.ledger_work_J``, ``…_dpe_J``, ``…_dke_J``, ``…_dissipated_J``.
 """
 
 from __future__ import annotations
@@ -73,6 +74,24 @@ def engine_ledger(L: dict, series: dict, sc) -> WindowLedger | None:
                         dissipated=delta("W_d") - delta("W_c"))
 
 
+LEDGER_KEYS = ("ledger_work_J", "ledger_dpe_J", "ledger_dke_J", "ledger_dissipated_J")
+
+
+def ledger_metrics(L: dict, series: dict, sc) -> dict:
+    """``climb.ledger_*``: the engine's split over the climb window (NaN if the COM never got over)."""
+    led = engine_ledger(L, series, sc) if hasattr(sc.arena, "edge") and len(L.get("t", ())) > 1 else None
+    vals = (led.work, led.d_pe, led.d_ke, led.dissipated) if led is not None else (math.nan,) * 4
+    return {f"climb.{k}": float(v) for k, v in zip(LEDGER_KEYS, vals)}
+
+
+def from_metrics(m: dict) -> WindowLedger | None:
+    """The split back from a run's ``climb.ledger_*`` metrics."""
+    vals = [m.get(f"climb.{k}") for k in LEDGER_KEYS]
+    if any(v is None or not math.isfinite(v) for v in vals):
+        return None
+    return WindowLedger(math.nan, math.nan, *vals)
+
+
 def model_d_pe(mod) -> float:
     """The screw model's ΔPE over its climb window (level ground: M g Δz of its COM in the step frame)."""
     p = mod.path.params
@@ -80,4 +99,4 @@ def model_d_pe(mod) -> float:
     return float((p.m_body + p.m_arm) * p.gravity * (com[-1, 2] - com[0, 2]))
 
 
-__all__ = ["WindowLedger", "climb_window", "engine_ledger", "model_d_pe"]
+__all__ = ["LEDGER_KEYS", "WindowLedger", "climb_window", "engine_ledger", "from_metrics", "ledger_metrics", "model_d_pe"]
