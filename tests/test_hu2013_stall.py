@@ -253,3 +253,21 @@ def test_the_sticking_i2_bound_lies_above_the_sliding_one():
         W = s.weight
         flip = stall_law(q, mg, mw)
         assert flip.flip_force == pytest.approx(hold_coefficient(mg, mw) * (W - flip.flip_wheel_load), rel=1e-9)
+
+
+def test_design_map_outcomes_and_their_agreement_with_the_boundaries():
+    """A run's outcome from its metrics, and the count of cells whose flip (or none) the stall law's
+    bounds decide: below the sliding boundary it must flip, above the sticking one it must not."""
+    from lab.papers.hu2013_tracked.design_map import outcome, summary
+
+    assert outcome({"climb.success": True, "diff.flipped": True}) == "climbs"
+    assert outcome({"climb.success": False, "diff.flipped": True, "diff.jammed": True}) == "flip, then jam"
+    assert outcome({"climb.success": False, "diff.flipped": True, "diff.jammed": False}) == "flip, no climb"
+    assert outcome({"climb.success": False, "diff.flipped": False}) == "no flip"
+    i2_s = stall_law(PARAMS, 1.6, 0.8).i2_max
+    i2_h = stall_law(PARAMS, 1.6, 0.8).i2_max_hold
+    cells = [(0.5 * i2_s, 1.6, 0.8, "flip, then jam"), (2 * i2_h, 1.6, 0.8, "no flip"),  # agree
+             (0.5 * i2_s, 1.6, 0.8, "no flip"), (2 * i2_h, 1.6, 0.8, "climbs"),  # disagree
+             (0.5 * (i2_s + i2_h), 1.6, 0.8, "no flip")]  # between
+    s = summary(cells, PARAMS)
+    assert (s["agree"], s["disagree"], s["between"], s["cells"]) == (2, 2, 1, 5)
