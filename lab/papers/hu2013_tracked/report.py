@@ -357,14 +357,14 @@ def hu2013_section(ctx) -> SectionResult:
         summ = design_map.summary(data, p)
         climbs = sorted({c[0] for c in data if c[3] == "climbs"})
         map_sentence = (
-            f"Over {summ['cells']} cells (i2 × μ_g × μ_w at h = 0.10 m) the engine flipped wherever the sliding bound "
-            f"says it must and never where no sticking split can hold the flip ({summ['agree']} cells agree, "
-            f"{summ['disagree']} disagree, {summ['between']} between the bounds). "
-            + (f"It climbs at i2 = {', '.join(f'{x:g}' for x in climbs)}: just under the flip boundary the belt's "
-               "share of the torque is small enough for the edge to hold it at the flush pose while the arm lifts; "
-               "at a lower i2 the arm overturns the body and it falls back, at a higher one the flip jams. A sane "
-               "overdrive (the pulley 1/i2 ≈ 7 times the sun's speed, the motor within its torque), not Table 1's."
-               if climbs else "No cell climbs.")
+            f"Over {summ['cells']} cells (i2 × μ_g × μ_w at h = 0.10 m) the stall law's bounds decide "
+            f"{summ['agree'] + summ['disagree']}: the engine agrees in {summ['agree']}, disagrees in "
+            f"{summ['disagree']}; {summ['between']} lie between the sliding and the sticking bound. "
+            + (f"It climbs at i2 = {', '.join(f'{x:g}' for x in climbs)}: just under the flip boundary, where the "
+               "belt's share of the motor's torque is small enough for the edge to hold it at the flush pose while "
+               "the arm lifts (below that the arm overturns the body and it falls back; above it the flip jams). A "
+               f"sane overdrive (the pulley {1 / climbs[0]:.1f} times the sun's speed, the motor within its torque), "
+               "not Table 1's." if climbs else "No cell climbs.")
             + f" Outcomes: {', '.join(f'{k} {v}' for k, v in summ['counts'].items())}.")
         figs.append(ctx.save_figure(design_map.fig_design_map(data, p), "design_map",
                                     caption="The single motor at a 10 cm riser: the engine's outcome per (μ_g, i2) "
@@ -395,7 +395,7 @@ def hu2013_section(ctx) -> SectionResult:
             f"slides at {law.stall_force:.0f} N: no flip. The flip needs μ_g ≥ κ = {law.kappa:.2f} on a frictionless "
             f"riser and is impossible for a sliding belt once μ_w ≥ {1 / (law.kappa - 1):.2f}; at μ = 0.8 it needs "
             f"i2 ≤ {law.i2_max:.3f} against Table 1's 3/8. In the engine (`arena.riser_friction` sets the riser apart) "
-            "the belt slides at the closed form's pull within 1–2.5 % over μ_g 0.5–2.2, μ_w 0–0.8, h 0.05–0.15 m "
+            "the belt slides at the closed form's pull within 2.5 % over μ_g 0.5–2.2, μ_w 0–0.8, h 0.05–0.15 m "
             "wherever the body stays on its base, and a frictionless riser flips from μ_g = 2.6 (the servo's torque "
             "overshoot at the impact lifts the rear a little early). Between the sliding bound and the sticking one "
             "(μ_g > 1, μ_w > 0) a stalled belt may hold more than it slides at: the engine flipped at μ_g = 3.5, "
