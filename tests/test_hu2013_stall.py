@@ -2,7 +2,7 @@
 against a second formulation — the planar statics of the arm and of the body-with-belt written out
 contact by contact from the engine robot's own geometry and trimesh mass properties (lab.robots.tracked),
 solved as a linear system (every contact sliding) or as a linear programme over the friction cones
-(sticking) — and against the screw model's virtual-work flip (lab.models.tracked_climb.differential_stall)."""
+(sticking) — and against the screw model's virtual-work flip (lab.papers.hu2013_tracked.model.differential_stall)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from lab.models.tracked_climb import ClimbParams, differential_stall
+from lab.papers.hu2013_tracked.model import ClimbParams, differential_stall
 from lab.papers.hu2013_tracked.model.stall import (flip_mu_g, flip_mu_w_max, hold_coefficient, slide_coefficient,
                                                    stall_law, stall_pose)
 from lab.robots.tracked import TrackedSpec

@@ -13,7 +13,7 @@ Setting (the symmetric section, x forward, z up; moments about +y, positive = no
     and from the pivot: b_a to the arm's COM, b_w to the wheel (b_w = √(l_a² − (a + r − r_d)²),
     a = l/(2√3)).
 
-The differential (lab.models.tracked_climb's drive notes; ideal gears, as the paper)
+The differential (the drive notes of lab.papers.hu2013_tracked.model.params; ideal gears, as the paper)
     T = i0 i1 τ_m on the arm (tip down) and i2 T on the belt's pulley, both reacting on the body, so
     the belt pull — the sum of the contacts' tangential forces on the belt — is F = i2 T / r.
 
@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ....models.tracked_climb import ClimbParams
+from .params import ClimbParams
 
 
 @dataclass(frozen=True)
