@@ -144,7 +144,8 @@ def cmd_run(args) -> int:
 def summary(result, out: Path) -> str:
     m = result.metrics
     keys = ["status", "sim_time_s", "wall_time_s", "realtime_factor", "energy.kinetic_mean_J", "energy.eta2_mean",
-            "energy.balance_residual_rel", "com.displacement_m", "com.speed_mean_mps", "head.path_length_m"]
+            "energy.balance_residual_rel", "com.displacement_m", "com.speed_mean_mps", "head.path_length_m",
+            *getattr(result.scenario.trial, "summary_keys", ())]
     width = max(len(k) for k in keys)
     lines = [f"{result.scenario.name}: {m['status']}" + (f" ({result.error})" if result.error else "")]
     for k in keys[1:]:

@@ -41,6 +41,7 @@ class Trial(Validated):
     """Default hooks: no bodies, no stop condition, no metrics."""
 
     bodies: ClassVar[tuple[str, ...]] = ()
+    summary_keys: ClassVar[tuple[str, ...]] = ()  # metrics `lab run` prints after the generic ones (if present)
 
     def setup(self, sim) -> None:
         pass

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -60,6 +61,10 @@ from .base import Trial, register_trial
 @dataclass(frozen=True)
 class StepClimb(Trial):
     """Needs the ``tracked_climb`` controller (its log and phases are what the trial reads)."""
+
+    summary_keys: ClassVar[tuple[str, ...]] = (
+        "climb.success", "climb.time_s", "diff.stall_force_N", "diff.stall_force_model_N", "diff.flip_required_N",
+        "diff.flipped", "diff.jammed")
 
     stop_when_decided: bool = info(True, doc="end the run once the climb is decided (else run the full duration)")
     advance_limit: float = num(0.32, gt=0, le=100, unit="m",
