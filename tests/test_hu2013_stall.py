@@ -271,3 +271,14 @@ def test_design_map_outcomes_and_their_agreement_with_the_boundaries():
              (0.5 * (i2_s + i2_h), 1.6, 0.8, "no flip")]  # between
     s = summary(cells, PARAMS)
     assert (s["agree"], s["disagree"], s["between"], s["cells"]) == (2, 2, 1, 5)
+
+
+def test_design_map_runs_are_the_sweeps():
+    """The report's design-map runs are the shipped sweep's points: robot and controller share i2."""
+    from lab.papers.hu2013_tracked.design_map import sweep_runs
+
+    runs = sweep_runs()
+    assert len(runs) == len({name for name, _ in runs}) >= 12
+    for _, ov in runs:
+        assert ov["robot.i2"] == ov["controller.i2"] and ov["controller.mode"] == "differential"
+        assert "seed" not in ov

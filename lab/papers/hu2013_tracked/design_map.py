@@ -28,7 +28,7 @@ def outcome(metrics: dict) -> str:
 
 def sweep_runs() -> list[tuple[str, dict]]:
     """(run name, overrides) of every point of the design-map sweep, in sweep order."""
-    from ....sweep.definition import expand, load_sweep
+    from ...sweep.definition import expand, load_sweep
 
     sw = load_sweep(SWEEP)
     out = []
