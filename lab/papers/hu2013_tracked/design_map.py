@@ -66,7 +66,10 @@ def fig_design_map(data: list[tuple[float, float, float, str]], params):
     from .model.stall import stall_law
 
     mws = sorted({c[2] for c in data}) or [0.0]
-    fig, axes = plt.subplots(1, len(mws), figsize=(4.4 * len(mws), 3.8), sharey=True, squeeze=False)
+    n = len(mws)
+    fig, axs = plt.subplots(1, n + 1, figsize=(4.2 * n + 2.8, 3.8), squeeze=False,
+                            gridspec_kw={"width_ratios": [1.0] * n + [0.65]})
+    axes, lax = [axs[0][:n]], axs[0][n]  # the last cell holds the legend (the report's tight_layout keeps it clear)
     mg_all = [c[1] for c in data] or [3.0]
     g = np.linspace(0.05, max(mg_all) * 1.15, 200)
     i2_top = max([c[0] for c in data] or [0.5]) * 1.15
@@ -96,9 +99,12 @@ def fig_design_map(data: list[tuple[float, float, float, str]], params):
             if l_ not in labels:
                 handles.append(h_)
                 labels.append(l_)
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
+    lax.axis("off")
+    lax.legend(handles, labels, loc="center left", fontsize=8, frameon=False)
+    for ax in axes[0][1:]:
+        ax.set_yticklabels([])
     fig.suptitle("The single motor at a 10 cm riser: engine outcome and the stall law's flip boundaries")
-    fig.tight_layout(rect=(0, 0.14, 1, 0.95))
+    fig.tight_layout()
     return fig
 
 
