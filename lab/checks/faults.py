@@ -384,28 +384,45 @@ fault(Fault(
 # ---------------------------------------------------------------------- running the matrix
 
 
-def run_cell(f: Fault, check_name: str, overrides: list[str]) -> tuple[str, dict]:
-    """Run one check under one fault: ("caught" | "missed", the figures that failed or the wall time)."""
+def _run_check(check_name: str, overrides: list[str]) -> tuple[dict | None, str, float]:
+    """(figures as {name: (value, passed)} or None, the error if the check raised, wall seconds)."""
     from . import CHECKS
 
-    ctx = f.patch() if f.patch is not None else contextlib.nullcontext()
     t0 = time.perf_counter()
     try:
-        with ctx:
-            figs = CHECKS[check_name].fn([*overrides, *f.overrides_for(check_name)])
-    except Exception as exc:  # a fault may make a check's run impossible (diverged, invalid): it is caught
-        log.info("fault %s, check %s raised %s", f.name, check_name, exc)
-        return CAUGHT, {"error": f"{type(exc).__name__}: {exc}", "wall_s": time.perf_counter() - t0}
-    failed = {k: fig.value for k, fig in figs.items() if not fig.passed}
-    return (CAUGHT if failed else MISSED), {"failed": failed, "wall_s": time.perf_counter() - t0}
+        figs = CHECKS[check_name].fn(overrides)
+    except Exception as exc:  # a fault may make a check's run impossible (invalid, diverged)
+        log.info("check %s raised %s", check_name, exc)
+        return None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
+    return {k: (float(f.value), bool(f.passed)) for k, f in figs.items()}, "", time.perf_counter() - t0
+
+
+def run_cell(f: Fault, check_name: str, overrides: list[str], baseline: dict | None = None) -> tuple[str, dict]:
+    """Run one check under one fault: ("caught" | "missed", details).
+
+    Caught means a figure that passes without the fault fails with it (``baseline``: the check's figures
+    without the fault, {name: (value, passed)}; None: every figure counts as passing there), or the
+    check cannot run at all (it raised, or the engine diverged: a figure the baseline does not have). A
+    figure that already fails without the fault catches nothing."""
+    ctx = f.patch() if f.patch is not None else contextlib.nullcontext()
+    with ctx:
+        figs, error, wall = _run_check(check_name, [*overrides, *f.overrides_for(check_name)])
+    if figs is None:
+        return CAUGHT, {"error": error, "wall_s": wall}
+    failed = {k: v for k, (v, ok) in figs.items() if not ok and (baseline is None or baseline.get(k, (0, True))[1])}
+    detail = {"failed": failed, "wall_s": wall, "values": {k: v for k, (v, _) in figs.items()}}
+    if baseline is not None:
+        detail["failing_without_fault"] = sorted(k for k, (_, ok) in baseline.items() if not ok)
+    return (CAUGHT if failed else MISSED), detail
 
 
 def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, command=None,
-               started: float | None = None, progress: bool = False) -> tuple[bool, str]:
+               started: float | None = None, progress: bool = False, baseline: bool = True) -> tuple[bool, str]:
     """The matrix {fault: {check: caught | missed | n/a}} for ``faults`` × ``checks``; writes
-    ``faults.json`` (the matrix), ``faults_detail.json`` (what failed, wall times) and
-    ``provenance.json`` into ``out`` atomically. Returns (every fault caught and every check catching
-    one — among those run, a table)."""
+    ``faults.json`` (the matrix), ``faults_detail.json`` (every figure's value under each fault, what
+    failed, what already failed without a fault, wall times) and ``provenance.json`` into ``out``
+    atomically. Each check that some fault enters runs once without a fault first (``baseline``).
+    Returns (every fault caught and every check catching one, among those run; the table)."""
     from ..outputs import Output, prepare
     from ..provenance import collect
     from ..results import write_json_atomic
@@ -414,13 +431,26 @@ def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, 
     started = time.time() if started is None else started
     t_all = time.perf_counter()
     matrix: dict[str, dict[str, str]] = {}
-    detail: dict[str, dict[str, dict]] = {}
+    detail: dict[str, dict[str, dict]] = {"(no fault)": {}}
     cells = [(fn, c) for fn in faults for c in checks if FAULTS[fn].applies(c)]
+    used = [c for c in checks if any(c == cc for _, cc in cells)]
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(cells), unit="run", leave=False)
+        bar = tqdm(total=len(cells) + (len(used) if baseline else 0), unit="run", leave=False)
+    base: dict[str, dict | None] = {}
+    if baseline:
+        for c in used:
+            if bar is not None:
+                bar.set_description(f"no fault × {c}")
+            figs, error, wall = _run_check(c, overrides)
+            base[c] = figs
+            detail["(no fault)"][c] = {"values": {k: v for k, (v, _) in (figs or {}).items()}, "error": error,
+                                       "failing": sorted(k for k, (_, ok) in (figs or {}).items() if not ok),
+                                       "wall_s": wall}
+            if bar is not None:
+                bar.update(1)
     for fn in faults:
         f = FAULTS[fn]
         matrix[fn], detail[fn] = {}, {}
@@ -430,7 +460,7 @@ def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, 
                 continue
             if bar is not None:
                 bar.set_description(f"{fn} × {c}")
-            matrix[fn][c], detail[fn][c] = run_cell(f, c, overrides)
+            matrix[fn][c], detail[fn][c] = run_cell(f, c, overrides, base.get(c))
             log.info("fault %s × check %s: %s (%.0f s)", fn, c, matrix[fn][c], detail[fn][c]["wall_s"])
             if bar is not None:
                 bar.update(1)
@@ -450,7 +480,12 @@ def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, 
     uncaught = [fn for fn in faults if set(matrix[fn].values()) - {NA} and CAUGHT not in matrix[fn].values()]
     idle = [c for c in checks if any(matrix[fn][c] != NA for fn in faults)
             and all(matrix[fn][c] != CAUGHT for fn in faults)]
-    return not uncaught and not idle, format_matrix(matrix, checks, uncaught, idle, wall)
+    failing = {c: d["failing"] or d["error"] for c, d in detail["(no fault)"].items() if d["failing"] or d["error"]}
+    table = format_matrix(matrix, checks, uncaught, idle, wall)
+    if failing:
+        table += "\nfailing without a fault (those figures catch nothing): " + "; ".join(
+            f"{c}: {', '.join(v) if isinstance(v, list) else v}" for c, v in failing.items())
+    return not uncaught and not idle, table
 
 
 def format_matrix(matrix: dict, checks: list[str], uncaught: list[str], idle: list[str], wall: float) -> str:
