@@ -252,7 +252,9 @@ def _guo_pfl_mass():
 
 ENGINE_JOINTED = ("energy_balance", "turning_law", "eel_engine", "step_climb", "unified_manipulation",
                   "unified_locomotion", "pfl_engine")
-NA_MODEL_ONLY = "the other checks run no engine (models only) or no link frames (friction_block: one body)"
+ENGINE_ONE_BODY = ("friction_block", "hydro_decay")  # one body, no joints
+NA_MODEL_ONLY = ("the other checks run no engine (models only) or no link frames (friction_block, hydro_decay: one "
+                 "body, whose base pose is current either way)")
 
 fault(Fault(
     "stale_link_frames",
@@ -265,15 +267,15 @@ fault(Fault(
     "default_link_damping",
     "every link loses momentum to Bullet's linear and angular damping 0.04 (not in any model or ledger)",
     "a robot loaded without the changeDynamics(linearDamping=0, angularDamping=0) call",
-    ("friction_block", *ENGINE_JOINTED), "the other checks run no engine",
+    (*ENGINE_ONE_BODY, *ENGINE_JOINTED), "the other checks run no engine",
     patch=engine_options(link_damping=0.04)))
 
 fault(Fault(
     "inertia_from_collision",
     "the engine's link inertias come from the collision shapes, not from the spec the models use",
     "loadURDF without URDF_USE_INERTIA_FROM_FILE",
-    ENGINE_JOINTED, "the other checks run no engine, or (friction_block) slide one body without turning it, "
-                    "where no inertia enters",
+    ("hydro_decay", *ENGINE_JOINTED), "the other checks run no engine, or (friction_block) slide one body "
+                                      "without turning it, where no inertia enters",
     patch=engine_options(inertia_from_file=False)))
 
 fault(Fault(
@@ -289,12 +291,12 @@ fault(Fault(
     "dt_x4",
     "the time step four times the scenario's (first-order errors ×4)",
     "a user coarsening sim.dt to run faster",
-    ("friction_block", "energy_balance", "eel_engine"),
+    ("friction_block", "energy_balance", "hydro_decay", "eel_engine"),
     "×4 leaves the explicit friction's stability bound 2·v_s/(μ g) (turning_law, the unified checks) or the "
     "stable range measured for the servo (pfl_engine at 20 ms, step_climb's belt); model-only checks run no "
     "engine",
     overrides={"friction_block": ("sim.dt=0.004",), "energy_balance": ("sim.dt=0.004",),
-               "eel_engine": ("sim.dt=0.008",)}))
+               "hydro_decay": ("sim.dt=0.008",), "eel_engine": ("sim.dt=0.008",)}))
 
 fault(Fault(
     "friction_axes_swapped",
@@ -317,14 +319,14 @@ fault(Fault(
     "the water's normal added mass u_n and added yaw inertia left out of the engine's eel (the model keeps them)",
     "the robot's URDF written from the dry mass properties (a refactor of EelSpec.mass_props; the scenario's "
     "own robot.added_mass = 0 is refused by the loader, which checks it against the law's u_n)",
-    ("eel_engine",), "only the eel swims; eel_models runs no engine",
+    ("hydro_decay", "eel_engine"), "only the eel swims; eel_models runs no engine",
     patch=_eel_dry_urdf))
 
 fault(Fault(
     "fluid_torque_dropped",
     "the hydrodynamics law's torques (added yaw inertia, linear and quadratic fluid torque) dropped",
     "a refactor of the law returning its forces only",
-    ("eel_engine",), "only the eel swims; eel_models runs no engine",
+    ("hydro_decay", "eel_engine"), "only the eel swims; eel_models runs no engine",
     patch=_hydro_without_torque))
 
 fault(Fault(
