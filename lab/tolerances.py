@@ -47,6 +47,9 @@ TOL = {
     "turning.radius_phi_cv": Tol(
         0.045, "5× the measured 0.9 % CV of R·|φ_t| (40 s at 2 ms; the circle fit's scatter over whole periods); "
                "over the 4× range of |φ_t| it rejects R ∝ |φ_t|^-p for |p − 1| ≳ 0.08"),
+    "turning.radius_routes_rel": Tol(
+        0.024, "5× the measured 0.48 % (φ_t = −0.05; 0.23 % at +0.2) between the circle fitted to the COM path and "
+               "R from its period chords (2 R sin(swept/2)): two estimates of one radius from the same run"),
     # robots: 1 s of pseudo-random torques must stay finite and on the floor.
     "robot.random_torque_floor_m": Tol(-0.01, "a link COM more than 1 cm below its rest height went through the floor"),
     # World tests: a spinning module on frictionless ground (Bullet's default damping would cost 8 % in 2 s).
