@@ -4,8 +4,10 @@ A check that passes a broken engine proves nothing. Each :class:`Fault` here is 
 user or a future code change could plausibly introduce, applied through the machinery a run already
 uses — scenario overrides (``--set``), a World setting (:class:`lab.world.EngineOptions`), a registry
 entry (a mutant of a force law registered under the law's own name), or a model's parameter — never a
-test-only branch inside a law. Under each fault the checks it declares are run; a check that then fails
-has **caught** the fault, one that still passes **missed** it.
+test-only branch inside a law. Each check a selected fault enters first runs once without a fault;
+under each fault the checks it declares run again, and a check has **caught** the fault when a figure
+that passed without it fails (or the check cannot run at all), **missed** it otherwise. A figure that
+fails without any fault catches nothing. The measured matrix and what each catch is: docs/checks.md.
 
 "n/a" is declared, not guessed: a fault lists the checks whose run it enters (``checks``); every other
 check is n/a for it, with the fault's ``na_reason`` saying why (e.g. a model-only check runs no
