@@ -60,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="engine vs analytic cross-checks")
     p.add_argument("names", nargs="*", help="checks to run (default: all)")
-    p.add_argument("--list", action="store_true", help="list the checks")
+    p.add_argument("--list", action="store_true", help="list the checks (with --faults: the faults)")
+    p.add_argument("--faults", nargs="*", default=None, metavar="FAULT",
+                   help="run the checks under each named fault (none named: all) and write the matrix "
+                        "faults.json: which check catches which fault")
     _common(p, gui=False)
 
     p = sub.add_parser("urdf", help="write a robot's URDF")
@@ -160,6 +163,12 @@ def cmd_check(args) -> int:
     from .checks import CHECKS, run_checks
     from .outputs import prepare, unique_default
 
+    if args.list and args.faults is not None:
+        from .checks.faults import FAULTS
+
+        for name, f in FAULTS.items():
+            print(f"{name:<26} {f.degrades}")
+        return EXIT_OK
     if args.list:
         for name, chk in CHECKS.items():
             print(f"{name:<18} {chk.doc}")
@@ -169,12 +178,32 @@ def cmd_check(args) -> int:
     for n in names:
         if n not in CHECKS:
             raise LabError("lab check", f"unknown check {n!r}; allowed: {', '.join(CHECKS)}")
+    if args.faults is not None:
+        return _check_faults(args, names, started)
     out = args.out or unique_default(Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "check", overwrite=args.overwrite)
     ok, table = run_checks(names, args.overrides, output, command=args.command, started=started,
                            progress=sys.stderr.isatty())
     print(table)
     print(f"checks.json in {out}/")
+    return EXIT_OK if ok else 1
+
+
+def _check_faults(args, names: list[str], started: float) -> int:
+    """``lab check [CHECK...] --faults [FAULT...]``: the fault matrix (lab.checks.faults)."""
+    from .checks.faults import FAULTS, run_faults
+    from .outputs import prepare, unique_default
+
+    faults = args.faults or list(FAULTS)
+    for n in faults:
+        if n not in FAULTS:
+            raise LabError("--faults", f"unknown fault {n!r}; allowed: {', '.join(FAULTS)}")
+    out = args.out or unique_default(Path("runs") / f"faults-{time.strftime('%Y%m%d-%H%M%S')}")
+    output = prepare(out, "check", overwrite=args.overwrite)
+    ok, table = run_faults(faults, names, args.overrides, output, command=args.command, started=started,
+                           progress=sys.stderr.isatty())
+    print(table)
+    print(f"faults.json in {out}/")
     return EXIT_OK if ok else 1
 
 

@@ -40,12 +40,27 @@ def plane_space_dot(n, d) -> float:
     return (-ny * d[0] + nx * d[1]) * k
 
 
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the World sets the engine up. The defaults are the correct settings (DESIGN.md's engine
+    pitfalls); each field names the pitfall it avoids. The fault matrix (:mod:`lab.checks.faults`) sets
+    :attr:`World.options` to a degraded copy to show that the checks catch each pitfall."""
+
+    forward_kinematics: bool = True  # getLinkStates(computeForwardKinematics=1): current link frames
+    link_damping: float = 0.0  # linear and angular damping of every robot link (Bullet's default: 0.04)
+    inertia_from_file: bool = True  # URDF_USE_INERTIA_FROM_FILE (else Bullet derives it from collision shapes)
+
+
 class World:
     """Owns a BulletClient (DIRECT or GUI), the ground, and one robot loaded from URDF text."""
+
+    options = EngineOptions()  # class-wide: every World of the process is set up the same way
 
     def __init__(self, dt: float = 0.001, gravity: float = 9.81, solver_iterations: int = 50, gui: bool = False,
                  arena=None):
         self.gui = gui
+        self.options = type(self).options  # the options in force when this world was made
+        self._fk = int(self.options.forward_kinematics)
         self.client = connect(gui)
         self.dt = float(dt)
         self.gravity = float(gravity)
@@ -102,7 +117,7 @@ class World:
         c = self.client
         return c.loadURDF(str(path), basePosition=list(base_pos),
                           baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                          flags=pb.URDF_USE_INERTIA_FROM_FILE)
+                          flags=pb.URDF_USE_INERTIA_FROM_FILE if self.options.inertia_from_file else 0)
 
     def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
         """loadURDF wants a file: write the text to a temporary one."""
@@ -132,9 +147,10 @@ class World:
         joint_names = tuple(infos[j][1].decode() for j in self._joint_ids)
         mass = np.empty(self.n_links)
         I_B = np.zeros((self.n_links, 3, 3))
+        damping = float(self.options.link_damping)
         for i, link in enumerate([-1] + self._link_ids):
             # Bullet's default linear/angular damping is 0.04: it would leak energy from every balance.
-            c.changeDynamics(body, link, linearDamping=0.0, angularDamping=0.0, jointDamping=0.0,
+            c.changeDynamics(body, link, linearDamping=damping, angularDamping=damping, jointDamping=0.0,
                              lateralFriction=engine_friction, spinningFriction=0.0, rollingFriction=0.0,
                              restitution=0.0)
             info = c.getDynamicsInfo(body, link)
@@ -344,7 +360,7 @@ class World:
             # computeForwardKinematics=1: without it Bullet returns the link frames cached by the
             # previous step's collision pass (one step stale: yaws off by q̇·dt) and rotates the link
             # velocities by them; the base pose and all joint states are current either way.
-            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=1)
+            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=self._fk)
             js = self._pb_joint_states(b, self._joint_ids)
             # one array per kind of engine answer (tuples concatenated first): np.array calls dominate
             a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])  # (N, 13)
@@ -492,4 +508,4 @@ def pace(t_sim: float, t0_wall: float) -> None:
         time.sleep(ahead)
 
 
-__all__ = ["World", "WorldSnapshot", "pace"]
+__all__ = ["EngineOptions", "World", "WorldSnapshot", "pace"]
