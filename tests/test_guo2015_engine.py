@@ -295,6 +295,44 @@ def test_the_engine_signals_from_a_run_match_the_controllers_own_log(short_run):
     assert result.metrics["wheels.lateral_slip_rms_mps"] == pytest.approx(np.sqrt(logs["slip_ms"].mean()))
 
 
+@pytest.fixture(scope="module")
+def short_el_run(short_run):
+    """The constrained E–L equations with multipliers (KKT, y = (q, q̇)) as the plant: a formulation
+    written apart from the unified closed form the controller evaluates."""
+    sc = short_run[0]
+    return study.model_run(sc, t_end=3.0, dt_out=0.01, plant="el", rtol=1e-9, atol=1e-11)
+
+
+def test_engine_torque_shape_and_head_error_against_the_el_plant(short_run, short_el_run):
+    """Trajectory level, engine vs the E–L plant over 1–3 s (the largest accelerations of the run): the
+    torque shape (normalised RMS error per joint, nothing aligned) and the head's RMS tracking error."""
+    sc, eng, result, _, _ = short_run
+    el = short_el_run
+    shape = study.torque_shape_error(eng, el, 1.0, 3.0)
+    assert shape.max() < tol("guo.engine_start_torque_shape_nrmse")
+    assert np.all(np.sqrt(np.mean(el.u[el.t >= 1.0] ** 2, axis=0)) > 1e-5)  # torques to compare
+    assert abs(eng.head_rms(1.0, 3.0) - el.head_rms(1.0, 3.0)) < tol("guo.engine_start_head_m")
+    assert el.head_rms(1.0, 3.0) > 5e-3  # the start error both share (1 cm at t = 0) is still there
+
+
+def test_what_bounds_the_wheels_lateral_force_is_mu_times_the_pairs_normal_force():
+    """The model needs 6.1 m g of lateral force on one module in the first step. Read from the engine's
+    contacts: the pair's normal force under that module is 1.33 m g (the joints carry load between
+    modules), and no pair needs more than |Σ f_lat| / Σ N = 4.87. At μ = 5 the most loaded single contact saturates (|f| = μN) and its wheel
+    partner takes the rest (both push along the axle: the split moves nothing), so the run is the μ = 10
+    run to rounding; at μ = 3 < 4.87 the pair must slip and the PFL, which assumes it does not, diverges."""
+    runs = {mu: study.friction_use(study.load([f"robot.wheel_friction={mu}"]), 0.1) for mu in (10.0, 5.0, 3.0)}
+    hi, mid, lo = runs[10.0], runs[5.0], runs[3.0]
+    assert hi.status == mid.status == "ok" and lo.status.startswith("diverged")
+    assert hi.lateral_over_weight[0].max() == pytest.approx(6.1, abs=0.05)  # the model's 6.09
+    need = hi.lateral_over_normal.max()
+    assert 3.0 < need < 5.0
+    assert hi.contact_use.max() < 1.0  # μ = 10: no contact on its friction limit
+    assert mid.contact_use.max() >= 1.0 - 1e-6  # μ = 5: one contact is
+    np.testing.assert_allclose(mid.p_W, hi.p_W, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mid.lateral_over_normal, hi.lateral_over_normal, rtol=1e-9)
+
+
 def test_rubber_wheels_cannot_carry_the_start():
     """The model's no-slip start needs |λ|/(m g) = 6.1 at t = 0; rubber (μ = 0.8) slips from the first step."""
     sc = study.load(["sim.duration=0.1", "robot.wheel_friction=0.8"])
