@@ -141,16 +141,26 @@ def cmd_run(args) -> int:
     return EXIT_DIVERGED if result.status == "diverged" else EXIT_OK
 
 
+def headlines(scenario) -> tuple:
+    """The run's headline metrics: the trial's, then the analyses' the scenario asks for, then the robot's."""
+    from .analyses import headlines as analysis_headlines
+    from .robots.base import hooks
+
+    trial = scenario.trial
+    return ((*trial.headline,) if trial is not None else ()) + analysis_headlines(scenario.analyses) \
+        + tuple(hooks(scenario.robot).headline())
+
+
 def summary(result, out: Path) -> str:
+    """What ``lab run`` prints: status and times, the headline metrics, then the generic ones."""
+    from .views import summary_lines
+
     m = result.metrics
-    keys = ["status", "sim_time_s", "wall_time_s", "realtime_factor", "energy.kinetic_mean_J", "energy.eta2_mean",
-            "energy.balance_residual_rel", "com.displacement_m", "com.speed_mean_mps", "head.path_length_m"]
-    width = max(len(k) for k in keys)
     lines = [f"{result.scenario.name}: {m['status']}" + (f" ({result.error})" if result.error else "")]
-    for k in keys[1:]:
-        if k in m:
-            v = m[k]
-            lines.append(f"  {k:<{width}}  {v:.4g}" if isinstance(v, float) else f"  {k:<{width}}  {v}")
+    sim, wall, rtf = m.get("sim_time_s"), m.get("wall_time_s"), m.get("realtime_factor")
+    if sim is not None and wall is not None:
+        lines.append(f"  {sim:.4g} s simulated in {wall:.3g} s wall" + (f" ({rtf:.3g}× real time)" if rtf else ""))
+    lines += summary_lines(m, headlines(result.scenario))
     lines.append(f"  results in {out}/ (metrics.json, timeseries.csv, scenario.toml, provenance.json, *.png)")
     return "\n".join(lines)
 

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import writes
+from .views import PLOT_FILES
 from .errors import LabError
 
 log = logging.getLogger(__name__)
@@ -44,8 +45,7 @@ log = logging.getLogger(__name__)
 # What each kind of output may write at its top level: a file here that the marker does not list is
 # never replaced (the run's names are lab.analysis.plots.run_plots' and lab.results.write_run's).
 KINDS: dict[str, tuple[str, ...]] = {
-    "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", "trajectories.png",
-            "joint_angles.png", "torques.png", "energy.png", "energy_balance.png"),
+    "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", *PLOT_FILES),
     "check": ("checks.json", "provenance.json"),
     "sweep": ("sweep.toml", "runs.json", "events.log", "results.csv", "results.parquet", "rows", "runs",
               "provenance.json"),

@@ -50,6 +50,7 @@ import numpy as np
 
 from ..analysis.stability import support_margins
 from ..fields import info, num
+from ..views import Headline
 from .base import Trial, register_trial
 
 
@@ -57,6 +58,11 @@ from .base import Trial, register_trial
 @dataclass(frozen=True)
 class StepClimb(Trial):
     """Needs the ``tracked_climb`` controller (its log and phases are what the trial reads)."""
+
+    headline = (Headline("climb.success", "body over the edge and on top (Hu 2013)"),
+                Headline("climb.time_s", "start of the climb to over the edge", missing="the robot did not get over"),
+                Headline("climb.max_pitch_deg", "largest body pitch"),
+                Headline("climb.min_margin_m", "least support-triangle margin", against="> 0: statically stable"))
 
     stop_when_decided: bool = info(True, doc="end the run once the climb is decided (else run the full duration)")
     advance_limit: float = num(0.32, gt=0, le=100, unit="m",
@@ -248,6 +254,8 @@ class BeltSlope(Trial):
     ``belt.body_speed_mps`` metric, the COM's mean speed along the slope (uphill positive) over the
     last ``window`` seconds of the run (the belt's closed forms: hold below atan μ, slide above;
     climb at the belt speed)."""
+
+    headline = (Headline("belt.body_speed_mps", "COM speed along the slope, uphill positive"),)
 
     window: float = num(1.0, gt=0, le=100, unit="s", doc="averaging window at the end of the run")
 
