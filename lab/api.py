@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for
 from .errors import LabError
 
 Overrides = Mapping[str, Any] | Sequence[str] | None
+API_OVERRIDE = "overrides[{!r}]"  # how an error names an override: the argument, not the CLI's --set
 
 
 class LabTypeError(LabError, TypeError):
@@ -95,8 +96,9 @@ def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = 
     if isinstance(scenario, scn.Scenario):
         if not overrides:
             return scenario
-        return scn.from_dict(scn.apply_overrides(scenario.to_dict(), _plain(overrides)), where=scenario.name)
-    return scn.load(str(scenario), _plain(overrides))
+        return scn.from_dict(scn.apply_overrides(scenario.to_dict(), _plain(overrides), API_OVERRIDE),
+                             where=scenario.name)
+    return scn.load(str(scenario), _plain(overrides), API_OVERRIDE)
 
 
 def _plain(overrides: Overrides):
@@ -157,7 +159,8 @@ class Result:
 
         if not isinstance(out, (str, PathLike)):
             raise LabTypeError("out", f"must be a folder path (str or os.PathLike), got {out!r}")
-        return Path(write_run(Path(out), self.run, plots=bool(plots), overwrite=bool(overwrite)))
+        return Path(write_run(Path(out), self.run, plots=bool(plots), overwrite=bool(overwrite), label="out",
+                              flag="overwrite=True"))
 
 
 def _frame(series: dict) -> "pd.DataFrame":

@@ -82,13 +82,14 @@ def timeseries_columns(series: dict) -> dict[str, np.ndarray]:
 WALL_CLOCK_KEYS = ("wall_time_s", "realtime_factor")  # in provenance.json, not metrics.json
 
 
-def write_run(out, result, plots: bool = True, overwrite: bool = False, provenance: dict | None = None) -> Path:
+def write_run(out, result, plots: bool = True, overwrite: bool = False, provenance: dict | None = None,
+              label: str = "--out", flag: str = "--overwrite") -> Path:
     """timeseries.csv, metrics.json, the resolved scenario.toml, provenance.json and PNG plots.
 
     ``out``: a folder (checked here by :func:`lab.outputs.prepare`) or an already prepared
     :class:`lab.outputs.Output`. metrics.json and timeseries.csv hold only what the scenario and seed
     determine (byte-identical on a rerun); the wall-clock figures go to provenance.json."""
-    output = out if isinstance(out, Output) else prepare(out, "run", overwrite=overwrite)
+    output = out if isinstance(out, Output) else prepare(out, "run", overwrite=overwrite, label=label, flag=flag)
     if provenance is None:
         import time
 
