@@ -28,7 +28,7 @@ def _straight(m: dict) -> str | None:
 HEADLINES: dict[str, tuple[Headline, ...]] = {
     "creeping_gait": (
         Headline("time.rhythmic_s", "rhythm onset (Wang 2011 eq. 16)",
-                 missing="no rhythm yet: the creeping gait settles after ~10 s (run longer)"),
+                 missing="no onset by eq. 16's recurrence criterion (passive creeping settles after ~10 s)"),
         Headline("rhythm.period_s", missing="no rhythm yet (see time.rhythmic_s)"),
         Headline("turn.radius_m", "turning circle of the head path (Wang 2011 Fig 8)", undefined=_straight),
         Headline("turn.direction", "+1 left, −1 right, 0 straight"),

@@ -217,13 +217,17 @@ def side_view(run):
 
 
 def pitch_arm(run):
-    """The body's pitch (nose up positive) and the arm angle over time."""
+    """The body's pitch about +y (turning forward positive) and the arm angle over time."""
     s = run.series
     t = s["t"]
     body = _link(run, "body")
     arm = list(_names(run, "q", "joint")).index("arm_joint")
     fig, (ax, ax2) = new_figure(2, 1, figsize=(8, 5))
-    ax.plot(t, np.degrees(s["pitch"][:, body]), "b-", lw=1.0, label="body pitch")
+    # the body's rotation about +y in the x–z plane (the climbing plane; + = turning forward over its
+    # front, nose down, the sign of climb.max_pitch_deg): past 90° the body has flipped
+    elev, yaw = s["pitch"][:, body], s["yaw"][:, body]
+    pitch_xz = np.unwrap(np.arctan2(-np.sin(elev), np.cos(elev) * np.cos(yaw)))
+    ax.plot(t, np.degrees(pitch_xz), "b-", lw=1.0, label="body pitch about +y (+ = forward, nose down)")
     ax.set_ylabel("pitch [deg]")
     ax.legend(fontsize=8)
     ax.set_title(f"{run.scenario.name}: body pitch and arm angle")
