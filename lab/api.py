@@ -142,14 +142,16 @@ class Result:
 
     @property
     def series(self) -> dict[str, np.ndarray]:
-        """The recorder's arrays: ``t`` (K,), ``xy`` (K, N, 2) link COMs, ``yaw`` (K, N), ``q``, ``qd``,
-        ``tau`` (K, J), energies ``E``, ``E_T``, ``E_R`` and powers/works ``P_in``, ``P_d``, ``W_in``, ``W_d``."""
+        """The recorder's arrays: ``t`` (K,), ``xy`` (K, N, 2) link COMs, ``z``, ``yaw``, ``pitch`` (K, N),
+        ``q``, ``qd``, ``tau`` (K, J), energies ``E``, ``E_T``, ``E_R``, powers/works ``P_in``, ``P_d``,
+        ``W_in``, ``W_d`` and the ledger's ``work.<channel>`` (K,) (lab.recorder.Recorder.series)."""
         return self.run.series
 
     @property
     def timeseries(self) -> "pd.DataFrame":
-        """timeseries.csv as a DataFrame: ``t, E, …, x_i, y_i, yaw_i, q_j, qd_j, tau_j`` (links and joints
-        numbered from the tail), one row per recorded sample (every ``sim.record_every`` steps)."""
+        """timeseries.csv as a DataFrame: ``t, E, …, W_<channel>, balance_residual_J, x_i, y_i, z_i, yaw_i,
+        pitch_i, q_j, qd_j, tau_j`` (links and joints in the engine's order), one row per recorded sample
+        (every ``sim.record_every`` steps); the columns are listed in docs/outputs.md."""
         return _frame(self.run.series)
 
     def save(self, out: str | PathLike, overwrite: bool = False, plots: bool = True) -> Path:

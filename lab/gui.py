@@ -224,6 +224,7 @@ class GuiOverlay:
         self._com_last: list[float] | None = None
         self._text_id = -1
         self._legend_id = -1
+        self._panel_id = -1
         self._draw_s = 0.0
         self._sync_s = 0.0
         self._wall0: float | None = None
@@ -413,6 +414,14 @@ class GuiOverlay:
         pos[2] -= 0.3 * self._text_dz
         kw = {"replaceItemUniqueId": self._legend_id} if self._legend_id >= 0 else {}
         self._legend_id = self.client.addUserDebugText(legend, pos, ARROW_RGB, 1.1, 0, **kw)
+        # our own panel: the sliders' names and values in the order of the window's Params panel, whose
+        # widget text Mesa's software renderer (Xvfb) draws only in some frames
+        values = "  ".join(f"{n} = {v:.3g}" for n, v in self._slider_last.items())
+        panel = f"sliders, top to bottom: {values}  | follow camera | show forces | show head trail | " \
+                "show CM trail | quit (or Esc)"
+        pos[2] -= 0.3 * self._text_dz
+        kw = {"replaceItemUniqueId": self._panel_id} if self._panel_id >= 0 else {}
+        self._panel_id = self.client.addUserDebugText(panel, pos, TEXT_RGB, 1.0, 0, **kw)
 
     def _draw_overlay(self, state, F_W=None) -> None:
         """Lines and a label the controller and ``overlay_sources`` offer, ``gui_overlay(state) ->

@@ -144,8 +144,8 @@ class Recorder:
                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "z", "pitch", "com", "yaw", "q", "qd",
                 "tau", "fn")}
         out["work.joints"] = self.W_in[:k]
-        for i, name in enumerate(self.force_names):
-            out[f"work.{name}"] = self.W_law[:k, i]
+        for i, name in enumerate(self.force_names):  # a law named like a ledger channel keeps its own column
+            out[f"work.{name}_law" if name in ("joints", "gravity", "contacts") else f"work.{name}"] = self.W_law[:k, i]
         if self.metered:
             out["work.gravity"] = self.W_gravity[:k]
             out["work.contacts"] = self.W_contacts[:k]
