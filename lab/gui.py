@@ -407,19 +407,18 @@ class GuiOverlay:
         text = f"t = {state.t:6.2f} s   E = {state.kinetic_energy * 1e3:8.3f} mJ"
         kw = {"replaceItemUniqueId": self._text_id} if self._text_id >= 0 else {}
         self._text_id = self.client.addUserDebugText(text, pos, TEXT_RGB, 1.3, 0, **kw)
-        # the arrows' scale, on a line of its own under the label (empty while the arrows are hidden)
+        # the arrows' scale, on a line of its own above the label (empty while the arrows are hidden)
         from .overlay import arrow_legend
 
         legend = arrow_legend(self.arrow_scale) if self.show_arrows else ""
-        pos[2] -= 0.3 * self._text_dz
+        pos[2] += 0.3 * self._text_dz
         kw = {"replaceItemUniqueId": self._legend_id} if self._legend_id >= 0 else {}
         self._legend_id = self.client.addUserDebugText(legend, pos, ARROW_RGB, 1.1, 0, **kw)
-        # our own panel: the sliders' names and values in the order of the window's Params panel, whose
-        # widget text Mesa's software renderer (Xvfb) draws only in some frames
-        values = "  ".join(f"{n} = {v:.3g}" for n, v in self._slider_last.items())
-        panel = f"sliders, top to bottom: {values}  | follow camera | show forces | show head trail | " \
-                "show CM trail | quit (or Esc)"
-        pos[2] -= 0.3 * self._text_dz
+        # our own panel: the controller sliders' names and values, in the order of the window's Params
+        # panel, whose widget text Mesa's software renderer (Xvfb) draws only in some frames
+        panel = "sliders: " + "  ".join(f"{n} = {v:.3g}" for n, v in self._slider_last.items()) \
+            if self._slider_last else ""
+        pos[2] += 0.3 * self._text_dz  # stacked above the label and the legend, clear of the robot
         kw = {"replaceItemUniqueId": self._panel_id} if self._panel_id >= 0 else {}
         self._panel_id = self.client.addUserDebugText(panel, pos, TEXT_RGB, 1.0, 0, **kw)
 
