@@ -16,6 +16,7 @@ from .analyses import run_analyses
 from .forces.base import bind
 from .metrics import run_metrics
 from .recorder import Recorder
+from .robots.base import hooks
 from .scenario import Scenario
 from .trials.base import CHECK_EVERY
 from .world import World, pace
@@ -31,6 +32,23 @@ class RunResult:
     scenario: Scenario
     error: str = ""
     extras: dict = field(default_factory=dict)
+    link_names: tuple[str, ...] = ()  # the engine's links, in the order of the per-link series
+    joint_names: tuple[str, ...] = ()  # the movable joints, in the order of series["q"]
+    body_links: tuple[str, ...] = ()  # the robot's body (Robot.body_links), tail first
+    actuated_joints: tuple[str, ...] = ()  # the joints a controller drives (Robot.actuated_joints)
+
+    def views(self) -> tuple:
+        """The plots of this run (:class:`lab.views.View`): the generic ones, then the robot's
+        (:meth:`lab.robots.base.Robot.views`), then the trial's (:meth:`lab.trials.base.Trial.views`)."""
+        from .analysis.plots import GENERIC_VIEWS
+        from .robots.base import hooks
+
+        trial = self.scenario.trial
+        out = (*GENERIC_VIEWS, *hooks(self.scenario.robot).views(), *(trial.views() if trial is not None else ()))
+        names = [v.name for v in out]
+        if len(set(names)) != len(names):
+            raise ValueError(f"views: two views share a file name: {names}")
+        return out
 
 
 class Simulation:
@@ -190,7 +208,12 @@ class Simulation:
             metrics.update(self.trial.metrics(self, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         extras = {"video_error": self.video.error} if self.video is not None and self.video.error else {}
-        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras)
+        model = self.world.model
+        robot = hooks(sc.robot)
+        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras,
+                         link_names=tuple(model.link_names), joint_names=tuple(model.joint_names),
+                         body_links=tuple(robot.body_links(tuple(model.link_names))),
+                         actuated_joints=tuple(robot.actuated_joints(tuple(model.joint_names))))
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""

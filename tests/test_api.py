@@ -78,3 +78,21 @@ def test_step_with_given_torques():
             sim.step(torques=[0.0])
         with pytest.raises(RuntimeError):
             sim.run()
+
+
+def test_api_errors_speak_python(tmp_path):
+    """The Python API names its arguments (out=, overwrite=True, overrides[...]), never the CLI's flags."""
+    import lab
+    from lab.errors import LabError
+
+    res = lab.run("snake_serpenoid", duration=0.05)
+    res.save(tmp_path / "r")
+    with pytest.raises(LabError) as e:
+        res.save(tmp_path / "r")
+    assert "overwrite=True" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(LabError) as e:
+        lab.load_scenario("snake_serpenoid", ["robot.n_modules"])
+    assert "overrides['robot.n_modules']" in str(e.value) and "--set" not in str(e.value)
+    with pytest.raises(LabError) as e:
+        lab.load_scenario("snake_serpenoid", {"robot..x": 1})
+    assert "overrides['robot..x']" in str(e.value)

@@ -36,3 +36,15 @@ def test_a_closed_pipe_is_quiet(lab_cmd):
     finally:
         os.close(w)
     assert p.returncode == 141 and p.stderr.decode() == ""
+
+
+def test_log_flags_after_the_subcommand(capsys):
+    """`lab list -q` as `lab -q list`; a second, conflicting flag after the subcommand is one error line."""
+    for argv, level in ((["list", "-q"], logging.ERROR), (["list", "-v"], logging.INFO),
+                        (["list", "--log-level", "debug"], logging.DEBUG), (["list"], logging.WARNING)):
+        assert main(argv) == 0
+        assert logging.getLogger().level == level, argv
+    capsys.readouterr()
+    assert main(["-q", "list", "-v"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not allowed with" in err[0]

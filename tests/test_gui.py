@@ -306,7 +306,7 @@ def test_drawn_items_stay_bounded_and_toggles_remove_them():
         assert len(g._trail_ids) == 5  # ~10 segments drawn into a ring of 5
         assert len(g._arrow_ids) == 1  # all arrows are one points item
         kinds = [kind for kind, _ in fake.items.values()]
-        assert kinds.count("points") == 1 and kinds.count("text") == 1
+        assert kinds.count("points") == 1 and kinds.count("text") == 3  # the label, the arrows' scale, the sliders
         # the dots lie along the links' force arrows, close to the robot
         pts = np.array(fake.items[g._arrow_ids[0]][1][0])
         com = sim.world.read_state().com_W

@@ -30,8 +30,11 @@ def test_every_scenario_runs_briefly(path, tmp_path):
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["run"]["wall_time_s"] > 0 and prov["run"]["realtime_factor"] > 0
     assert (out / "scenario.toml").exists() and (out / "timeseries.csv").exists()
-    for png in ("trajectories.png", "joint_angles.png", "torques.png", "energy.png"):
+    for png in ("energy_balance.png", "joint_angles.png", "torques.png", "energy.png"):  # every run's
         assert (out / png).stat().st_size > 1000
+    # and the robot's own view: a chain's top view, the tracked robot's side view
+    view = "side_view.png" if scn.load(str(path)).robot.head_link is None else "trajectories.png"
+    assert (out / view).stat().st_size > 1000
     # the resolved scenario reloads to the same scenario (with the override applied)
     again = scn.load(str(out / "scenario.toml"))
     assert again == scn.load(str(path), ["sim.duration=0.2"])

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, count, num
-from .base import register_robot
+from ..fields import count, num
+from .base import Robot, register_robot
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @register_robot("eel")
 @dataclass(frozen=True)
-class EelSpec(Validated):
+class EelSpec(Robot):
     """``n_links`` cylinders of half-length ``half_length`` (l) and radius ``radius`` (R).
 
     Mass is neutral buoyancy, m = ρ π R² · 2l (Zhang 2018, §4.2): with the defaults 0.5531 kg,
@@ -52,6 +52,19 @@ class EelSpec(Validated):
     @property
     def link_length(self) -> float:
         return 2.0 * self.half_length
+
+    def views(self) -> tuple:
+        """The top view of every link's path, and the swimmer's heading and centre-of-mass path (the
+        turns of Zhang 2018's eq. 39 schedule are read off these)."""
+        from ..analysis.plots import HEADING_VIEW, TOP_VIEW
+
+        return (TOP_VIEW, HEADING_VIEW)
+
+    def headline(self) -> tuple:
+        from ..views import Headline
+
+        return (Headline("heading.change_deg", "body heading, end − start (positive = left)"),
+                Headline("com.displacement_m"))
 
     @property
     def head_link(self) -> str:

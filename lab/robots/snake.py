@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..fields import Validated, count, num
-from .base import register_robot
+from ..fields import count, num
+from .base import Robot, register_robot
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @register_robot("snake")
 @dataclass(frozen=True)
-class SnakeSpec(Validated):
+class SnakeSpec(Robot):
     """A planar chain of ``n_modules`` cylinders with yaw joints (Wang 2011, Fig 2, Table 1).
 
     Defaults are Table 1: 10 modules of 0.08 m and 0.5 kg. The radius 7.5 mm is chosen so that the

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, info, num, vector
-from .base import register_robot
+from ..fields import info, num, vector
+from .base import Robot, register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
@@ -130,7 +130,7 @@ class _SlabReset:
 
 @register_robot("tracked")
 @dataclass(frozen=True)
-class TrackedSpec(Validated):
+class TrackedSpec(Robot):
     """Table 1 of Hu 2013 plus what the paper leaves open (marked).
 
     body_mass 5 kg is the whole body (frame, pulleys, belt); arm_mass 1.2 kg is beam + guide wheel.
@@ -221,6 +221,19 @@ class TrackedSpec(Validated):
     @property
     def link_length(self) -> float:
         return self.track_side + 2 * self.pulley_radius
+
+    def body_links(self, link_names: tuple[str, ...]) -> tuple[str, ...]:
+        return ("body",)
+
+    def actuated_joints(self, joint_names: tuple[str, ...]) -> tuple[str, ...]:
+        """The track's drive and the arm (the guide wheel, pulleys and slabs follow them)."""
+        return tuple(n for n in joint_names if n in ("drive_joint", "arm_joint"))
+
+    def views(self) -> tuple:
+        """Side view (x–z) of the body, the arm tip and the arena's profile; pitch and arm angle over time."""
+        from ..analysis.plots import PITCH_ARM_VIEW, SIDE_VIEW
+
+        return (SIDE_VIEW, PITCH_ARM_VIEW)
 
     @property
     def head_link(self) -> None:

@@ -49,8 +49,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..fields import Validated, choice, count, num, vector
-from .base import register_robot
+from ..fields import choice, count, num, vector
+from .base import Robot, register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, vec
 
 _R90 = "1.5707963268"
@@ -77,7 +77,7 @@ def _cylinder_z(mass: float, radius: float, height: float) -> np.ndarray:
 
 @register_robot("wheeled_snake")
 @dataclass(frozen=True)
-class WheeledSnakeSpec(Validated):
+class WheeledSnakeSpec(Robot):
     """Guo 2015 Table 1 (n = 9, m = 0.5 kg, l = 0.04 m) and J = m l² from the text (§§4.6, 5.2); the
     wheels, tube and housings are ours (the paper gives no hardware): small rubber wheels of 10 g.
 
@@ -210,6 +210,14 @@ class WheeledSnakeSpec(Validated):
     @property
     def link_length(self) -> float:
         return 2.0 * self.half_length
+
+    def body_links(self, link_names: tuple[str, ...]) -> tuple[str, ...]:
+        """The modules and the head point, tail first (the wheels are not the body's shape)."""
+        return tuple(n for n in link_names if not n.startswith("wheel"))
+
+    def actuated_joints(self, joint_names: tuple[str, ...]) -> tuple[str, ...]:
+        """The yaw joints (``joint_i``); the wheels spin freely (Guo 2015's passive wheels)."""
+        return tuple(n for n in joint_names if n.startswith("joint_"))
 
     @property
     def head_link(self) -> str:

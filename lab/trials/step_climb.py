@@ -54,6 +54,7 @@ import numpy as np
 
 from ..analysis.stability import support_margins
 from ..fields import info, num
+from ..views import Headline
 from .base import Trial, register_trial
 
 
@@ -62,9 +63,17 @@ from .base import Trial, register_trial
 class StepClimb(Trial):
     """Needs the ``tracked_climb`` controller (its log and phases are what the trial reads)."""
 
-    summary_keys: ClassVar[tuple[str, ...]] = (
-        "climb.success", "climb.time_s", "diff.stall_force_N", "diff.stall_force_model_N", "diff.flip_required_N",
-        "diff.flipped", "diff.jammed")
+    headline = (Headline("climb.success", "body over the edge and on top (Hu 2013)"),
+                Headline("climb.time_s", "start of the climb to over the edge", missing="the robot did not get over"),
+                Headline("climb.max_pitch_deg", "largest body pitch"),
+                Headline("climb.min_margin_m", "least support-triangle margin", against="> 0: statically stable"),
+                # the single motor's stall and flip (lab.papers.hu2013_tracked.model.stall); differential runs only
+                Headline("diff.stall_force_N", "belt pull while stalled at the riser", optional=True),
+                Headline("diff.stall_force_model_N", "the stall law's closed form", optional=True),
+                Headline("diff.flip_required_N", "belt pull the flip needs (moments about the front pulley)",
+                         optional=True),
+                Headline("diff.flipped", "the body flipped onto the riser", optional=True),
+                Headline("diff.jammed", "flipped, then no COM progress", optional=True))
 
     stop_when_decided: bool = info(True, doc="end the run once the climb is decided (else run the full duration)")
     advance_limit: float = num(0.32, gt=0, le=100, unit="m",
@@ -260,6 +269,8 @@ class BeltSlope(Trial):
     ``belt.body_speed_mps`` metric, the COM's mean speed along the slope (uphill positive) over the
     last ``window`` seconds of the run (the belt's closed forms: hold below atan μ, slide above;
     climb at the belt speed)."""
+
+    headline = (Headline("belt.body_speed_mps", "COM speed along the slope, uphill positive"),)
 
     window: float = num(1.0, gt=0, le=100, unit="s", doc="averaging window at the end of the run")
 

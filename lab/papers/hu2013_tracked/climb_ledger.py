@@ -70,8 +70,8 @@ def engine_ledger(L: dict, series: dict, sc) -> WindowLedger | None:
     def delta(name):
         return float(series[name][i1] - series[name][i0])
 
-    return WindowLedger(t0=ta, t1=tb, work=delta("W_in"), d_pe=-delta("W_g"), d_ke=delta("E"),
-                        dissipated=delta("W_d") - delta("W_c"))
+    return WindowLedger(t0=ta, t1=tb, work=delta("W_in"), d_pe=-delta("work.gravity"), d_ke=delta("E"),
+                        dissipated=delta("W_d") - delta("work.contacts"))
 
 
 LEDGER_KEYS = ("ledger_work_J", "ledger_dpe_J", "ledger_dke_J", "ledger_dissipated_J")
