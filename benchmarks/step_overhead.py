@@ -53,7 +53,7 @@ def _engine_io(sim: Simulation, n: int, tape) -> float:
     b, ids = w.robot, w._joint_ids
     base_pose, base_vel, joint_states = w._pb_base_pose, w._pb_base_vel, w._pb_joint_states
     link_state, contacts = w._pb_link_state, w._pb_contacts
-    fk_refresh = w._fk is not None and w.n_links > 1
+    fk_refresh = w._fk_tree is not None and w.n_links > 1
     record = w.record_contacts or w.measure_contacts
     t0 = _clock()
     for tau, applied, state in tape:
@@ -90,6 +90,29 @@ def _tape(sim: Simulation, n: int) -> list:
     return tape
 
 
+def _rewinder(w):
+    """A function that puts the world back where it is now: the engine (saveState) and the lab's own
+    per-step state that Bullet does not hold (the tracked belt's gear targets; without them the tracked
+    case diverged after a restore). Uses World.save_state/restore_state where the World has them."""
+    if hasattr(w, "save_state"):
+        snap = w.save_state()
+        return lambda: w.restore_state(snap)
+    c = w.client
+    start = c.saveState()
+    hook = getattr(w, "belt_reset", None)
+    targets = list(hook.target) if hook is not None else None
+    t, steps = w.t, w.steps
+
+    def rewind():
+        c.restoreState(start)
+        w._prev = None
+        w.t, w.steps = t, steps
+        if hook is not None:
+            hook.target[:] = targets
+
+    return rewind
+
+
 def measure(scenario: str, overrides: list[str], steps: int, repeat: int, warmup: float = 2.0) -> dict[str, float]:
     """Median per-step time of each variant, all from the same engine state (saveState after a
     warm-up); the variants take turns so that load from elsewhere on the machine hits them alike."""
@@ -98,14 +121,12 @@ def measure(scenario: str, overrides: list[str], steps: int, repeat: int, warmup
         sim = Simulation(scn.load(scenario, [*overrides, "sim.duration=600"]))
         try:
             sim.run(duration=warmup)  # warm up: in motion, contacts established
-            c = sim.world.client
-            start = c.saveState()
+            rewind = _rewinder(sim.world)
             ctl = copy.deepcopy(sim.controller)  # its integrators, to restart the lab column alike
             sim.recorder.start(sim.world.read_state())
             tape = _tape(sim, steps)  # the lab's own inputs, for the engine-io column
             for name, fn in (("bare", _bare), ("engine_io", _engine_io), ("lab", _lab)):
-                c.restoreState(start)
-                sim.world._prev = None
+                rewind()
                 sim.controller = copy.deepcopy(ctl)
                 sim.recorder.start(sim.world.read_state())
                 times[name].append(fn(sim, steps, tape))
