@@ -1,16 +1,16 @@
-"""The linearly implicit regularised Coulomb law (friction.integration = "linearly_implicit") at the
+"""The linearly implicit regularised Coulomb law (``[friction] type = "coulomb_implicit"``) at the
 papers' step sizes: a lone module launched along and across its axis stops where v0²/(2μg) says, and
 the flagship's energy ledger closes, at 1, 5 and 10 ms — beyond the explicit law's stability bound
 2·slip_tol/(μ g) = 6.8 ms across the axis."""
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import numpy as np
 import pytest
 
 from lab import scenario as scn
 from lab.checks.friction_block import slide
-from lab.forces.friction import coulomb, coulomb_implicit
+from lab.forces.friction import LinearlyImplicitCoulomb, coulomb, coulomb_implicit
 from lab.runner import run_scenario
 from lab.tolerances import tol
 
@@ -23,7 +23,8 @@ def test_sliding_module_stops_at_the_closed_form(dt, axis):
     """Distance within the regularisation's and the integrator's stated errors of v0²/(2μg): the
     closed-form bar plus the first-order bound h·μ·g/v0 of semi-implicit Euler, times its factor."""
     sc = scn.load("snake_passive_creeping", [])
-    law = replace(sc.friction, head_exempt=False, integration="linearly_implicit")
+    coulomb_law = replace(sc.friction, head_exempt=False)
+    law = LinearlyImplicitCoulomb(**{f.name: getattr(coulomb_law, f.name) for f in fields(coulomb_law)})
     g, v0 = sc.sim.gravity, 0.5
     mu, v0_B = (law.mu_fwd, (v0, 0.0)) if axis == "along" else (law.mu_n, (0.0, v0))
     dist, t, s = slide(sc.robot, law, dt, g, v0_B)
@@ -64,7 +65,7 @@ def test_flagship_energy_ledger_closes_with_the_implicit_law(dt):
     """2 s of passive creeping (Wang 2011 Fig 5 start-up) with the implicit law: the ledger closes to
     energy.balance_rel (1 %) at 1 and 5 ms; at 10 ms it does not (a measured miss, kept visible)."""
     m = run_scenario(scn.load("snake_passive_creeping", [f"sim.dt={dt}", "sim.duration=2",
-                                                          "friction.integration=linearly_implicit"])).metrics
+                                                          "friction.type=coulomb_implicit"])).metrics
     assert m["status"] == "ok"
     assert m["energy.input_work_J"] > 1e-3
     assert abs(m["energy.balance_residual_rel"]) <= tol("energy.balance_rel"), m["energy.balance_residual_rel"]
