@@ -71,7 +71,7 @@ class World:
         self.n_joints = 0
         self._joint_ids: list[int] = []
         self._link_ids: list[int] = []
-        self._fk: tuple | None = None  # the URDF tree's arrays for the compiled forward kinematics (load_robot)
+        self._fk_tree: tuple | None = None  # the URDF tree's arrays for the compiled forward kinematics (load_robot)
         self.measure_contacts = False
         # Optional (tracked robot): every robot contact point in RobotState.contacts; the arena may
         # name its bodies in arena_bodies ("ground", "step", …) so readers can tell them apart.
@@ -147,7 +147,7 @@ class World:
                                effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt,
                                joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
-        self._fk = self._fk_tables(infos)
+        self._fk_tree = self._fk_tables(infos)
         return body
 
     FK_CHECK_TOL = 1e-9  # the load-time check of the compiled pass (tests compare it to 1e-12)
@@ -411,8 +411,8 @@ class World:
         the compiled forward-kinematics pass (:meth:`_fk_pass`); robots outside that pass read every link
         from the engine (:meth:`_read_links_engine`)."""
         b = self.robot
-        if self._fk is not None:
-            a, R, qj, qdj = self._fk_pass(self._fk)
+        if self._fk_tree is not None:
+            a, R, qj, qdj = self._fk_pass(self._fk_tree)
         elif self.n_links > 1:
             a, R = self._read_links_engine()
             j = np.array([s[:2] for s in self._pb_joint_states(b, self._joint_ids)]).reshape(-1, 2)

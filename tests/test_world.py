@@ -252,7 +252,7 @@ def test_compiled_forward_kinematics_is_the_engines_link_state(spec):
     w = World(dt=0.001)
     try:
         w.load_spec(spec, [0.1, -0.2, 0.4], 0.3)
-        assert w._fk is not None, "the compiled pass must cover every shipped robot"
+        assert w._fk_tree is not None, "the compiled pass must cover every shipped robot"
         J = w.n_joints
         w.reset_state(q=rng.uniform(-0.6, 0.6, J), qd=rng.uniform(-3, 3, J),
                       quat_W=Rotation.from_euler("xyz", [0.4, -0.3, 1.1]).as_quat(), v_W=[0.3, -0.2, 0.1],
@@ -293,7 +293,7 @@ def test_compiled_snapshot_keeps_the_engines_force_lever_arms():
         try:
             w.load_robot(spec.to_urdf(), [0, 0, 1.0], 0.0, spec.module_length, spec.effort)
             if not use_fk:
-                w._fk = None
+                w._fk_tree = None
             w.reset_state(q=[0.3, -0.2, 0.4], qd=[2.0, -3.0, 1.0], v_W=[0.2, 0.0, 0.0], w_W=[0.0, 0.0, 3.0])
             s = w.read_state()
             for k in range(50):
