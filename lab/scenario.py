@@ -276,7 +276,7 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
                 raise LabError(f"{where}:forces.{fname}.{field_name}", what) from None
     # Cross-field check: an explicit friction force is stable only if its linear zone is resolved.
     mu = getattr(friction, "mu_max", None)
-    if mu is not None and sim.gravity > 0 and mu > 0:
+    if mu is not None and getattr(friction, "explicit", True) and sim.gravity > 0 and mu > 0:
         dt_max = 2.0 * friction.slip_tol / (mu * sim.gravity)
         if sim.dt >= dt_max:
             raise LabError(f"{where}:sim.dt", f"{sim.dt} s is too large for friction.slip_tol = {friction.slip_tol} m/s "

@@ -19,7 +19,7 @@ import numpy as np
 from .engine import connect, pb, quiet_stdout
 
 from .errors import Diverged
-from .kernels import contact_rows
+from .kernels import contact_rows, forward_kinematics
 from .forces.base import Wrench
 from .state import BodyState, ModelInfo, RobotState
 
@@ -87,6 +87,7 @@ class World:
         self.n_joints = 0
         self._joint_ids: list[int] = []
         self._link_ids: list[int] = []
+        self._fk_tree: tuple | None = None  # the URDF tree's arrays for the compiled forward kinematics (load_robot)
         self.measure_contacts = False
         # Optional (tracked robot): every robot contact point in RobotState.contacts; the arena may
         # name its bodies in arena_bodies ("ground", "step", …) so readers can tell them apart.
@@ -104,6 +105,7 @@ class World:
         self._pb_base_pose = bind(pb.getBasePositionAndOrientation, physicsClientId=cid)
         self._pb_base_vel = bind(pb.getBaseVelocity, physicsClientId=cid)
         self._pb_link_states = bind(pb.getLinkStates, physicsClientId=cid)
+        self._pb_link_state = bind(pb.getLinkState, physicsClientId=cid)
         self._pb_joint_states = bind(pb.getJointStates, physicsClientId=cid)
         self._pb_motor_array = bind(pb.setJointMotorControlArray, physicsClientId=cid)
         self._pb_force = bind(pb.applyExternalForce, physicsClientId=cid)
@@ -163,7 +165,78 @@ class World:
                                effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt,
                                joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
+        self._fk_tree = self._fk_tables(infos)
         return body
+
+    FK_CHECK_TOL = 1e-9  # the load-time check of the compiled pass (tests compare it to 1e-12)
+
+    def _fk_tables(self, infos) -> tuple | None:
+        """The URDF tree as arrays for :func:`lab.kernels.forward_kinematics`, or None where the pass does
+        not apply (a joint other than revolute, prismatic or fixed; a rotated inertial frame) or does not
+        reproduce the engine's link states at load (then read_state asks the engine for every link)."""
+        if not infos:
+            return None
+        c, b = self.client, self.robot
+        n = self.n_links
+        tree = np.zeros((n, 3), np.int64)  # [parent row, joint type, row in the joint states (−1: fixed)]
+        frames = np.zeros((n, 18))  # [axis_L, e_P, d_L, R_PJ row-major] (lab.kernels.forward_kinematics)
+        row_of_joint = {j: r for r, j in enumerate(self._joint_ids)}
+        for j, info in enumerate(infos):
+            dyn = c.getDynamicsInfo(b, j)
+            if info[2] not in (pb.JOINT_REVOLUTE, pb.JOINT_PRISMATIC, pb.JOINT_FIXED) or \
+                    max(abs(v - r) for v, r in zip(dyn[4], (0.0, 0.0, 0.0, 1.0))) > 1e-12:
+                log.info("read_state: link %d (joint type %d) outside the compiled pass; reading every link "
+                         "from the engine", j, info[2])
+                return None
+            # getJointInfo's parentFrameOrn is the inverse of the joint frame's rotation in the parent's
+            # COM frame (measured on the tracked robot's tilted slabs; identity on every other joint)
+            R_PJ = np.array(pb.getMatrixFromQuaternion(info[15])).reshape(3, 3).T
+            tree[j + 1] = (info[16] + 1, info[2], row_of_joint.get(j, -1))
+            frames[j + 1] = (*info[13], *info[14], *dyn[3], *R_PJ.ravel())
+        tables = (tree, frames)
+        flat_fk, R_fk, _, _ = self._fk_pass(tables)
+        flat_e, R_e = self._read_links_engine()
+        err = max(np.abs(flat_fk[:, :3] - flat_e[:, :3]).max(), np.abs(flat_fk[:, 7:] - flat_e[:, 7:]).max(),
+                  np.abs(R_fk - R_e).max())
+        if not err <= self.FK_CHECK_TOL:
+            log.warning("read_state: the compiled forward kinematics differs from the engine's by %.3g at load; "
+                        "reading every link from the engine", err)
+            return None
+        return tables
+
+    def _fk_pass(self, tables):
+        """(flat (N, 13), R_WB (N, 3, 3), q (J,), q̇ (J,)) from the base state, one getJointStates and the
+        compiled pass: the link frames of this instant, as getLinkStates(computeForwardKinematics=1) gives
+        them (without forward kinematics Bullet returns the frames of the previous step's collision pass)."""
+        tree, frames = tables
+        b = self.robot
+        pos, orn = self._pb_base_pose(b)
+        lin, ang = self._pb_base_vel(b)
+        js = self._pb_joint_states(b, self._joint_ids) if self._joint_ids else ()
+        # The engine's own forward kinematics, for its side effect: applyExternalForce takes a link force's
+        # lever arm from the link's cached world frame, which stepSimulation leaves one step stale (its
+        # collision pass runs first). One link's query runs the pass for the whole body (measured: the
+        # trajectories are those of the full getLinkStates read); its answer is not used.
+        self._pb_link_state(b, 0, computeForwardKinematics=1)
+        n = self.n_links
+        flat = np.empty((n, 13))
+        flat[0] = pos + orn + lin + ang
+        j = np.array([s[:2] for s in js]).reshape(-1, 2)
+        R = np.empty((n, 3, 3))
+        forward_kinematics(flat, R, tree, frames, j)
+        qj, qdj = j[:, 0], j[:, 1]
+        return flat, R, qj, qdj
+
+    def _read_links_engine(self, fk: int = 1):
+        """(flat (N, 13), R_WB (N, 3, 3)) with every link read from the engine (getLinkStates with forward
+        kinematics and velocities, Bullet's quaternion → matrix per link): the reference of the pass."""
+        b = self.robot
+        pos, orn = self._pb_base_pose(b)
+        lin, ang = self._pb_base_vel(b)
+        ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=fk)
+        a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])
+        R = np.array([self._pb_matrix(orn), *[self._pb_matrix(s[1]) for s in ls]]).reshape(-1, 3, 3)
+        return a, R
 
     def load_spec(self, spec, base_pos, base_yaw: float) -> int:
         """Load a robot spec: its URDF, its engine friction (default 0: friction comes from the force
@@ -352,29 +425,25 @@ class World:
 
     # ------------------------------------------------------------------ state
     def read_state(self) -> RobotState:
-        """One batched read of every link and joint (4–5 engine calls for the whole robot)."""
+        """One batched read of every link and joint: the base state and one getJointStates, the links from
+        the compiled forward-kinematics pass (:meth:`_fk_pass`); robots outside that pass read every link
+        from the engine (:meth:`_read_links_engine`)."""
         b = self.robot
-        pos, orn = self._pb_base_pose(b)
-        lin, ang = self._pb_base_vel(b)
-        if self.n_joints:
-            # computeForwardKinematics=1: without it Bullet returns the link frames cached by the
-            # previous step's collision pass (one step stale: yaws off by q̇·dt) and rotates the link
-            # velocities by them; the base pose and all joint states are current either way.
-            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=self._fk)
-            js = self._pb_joint_states(b, self._joint_ids)
-            # one array per kind of engine answer (tuples concatenated first): np.array calls dominate
-            a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])  # (N, 13)
-            p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
-            # Bullet's own quaternion → matrix (pure math, no engine state) is 2.5× cheaper than the
-            # numpy formula for a handful of links; RobotState.R_WB keeps that formula as the fallback.
-            R = np.array([self._pb_matrix(orn), *[self._pb_matrix(s[1]) for s in ls]]).reshape(-1, 3, 3)
-            j = np.array([s[:2] for s in js])
+        if self._fk_tree is not None and self._fk:
+            a, R, qj, qdj = self._fk_pass(self._fk_tree)
+        elif self.n_links > 1:
+            # the engine's own link states; with EngineOptions.forward_kinematics off (a fault of the
+            # fault matrix) Bullet's frames of the previous step's collision pass, one step stale
+            a, R = self._read_links_engine(fk=self._fk)
+            j = np.array([s[:2] for s in self._pb_joint_states(b, self._joint_ids)]).reshape(-1, 2)
             qj, qdj = j[:, 0], j[:, 1]
         else:
+            pos, orn = self._pb_base_pose(b)
+            lin, ang = self._pb_base_vel(b)
             a = np.array([pos + orn + lin + ang])
-            p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
-            qj = qdj = np.zeros(0)
             R = np.array(self._pb_matrix(orn)).reshape(1, 3, 3)
+            qj = qdj = np.zeros(0)
+        p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
         fn = None
         if self.measure_contacts:
             fn = np.zeros(self.n_links)
