@@ -64,6 +64,9 @@ def _common(c, sc, case: str, figs: dict) -> None:
 
 
 FIG5_WINDOW = (13.0, 14.0)  # s: the paper's Fig 5 zooms
+# the engine-vs-model runs' tolerances per case: (mean error, normalised RMS error)
+RUNS_TOL = {"manipulation": ("unified.runs_manip_mean_rel", "unified.runs_manip_nrmse"),
+            "locomotion": ("unified.runs_loco_mean_rel", "unified.runs_loco_nrmse")}
 
 
 def _paper_and_runs(c, case: str, figs: dict) -> None:
@@ -80,9 +83,8 @@ def _paper_and_runs(c, case: str, figs: dict) -> None:
     for j, name in enumerate(JOINTS):
         figs[f"paper.{name}.unified_vs_newton_euler_rel"] = Figure.at_most(float(c.ne_rel[j]), bar_ne,
                                                                           "engine module's I")
-    key = "manip" if case == "manipulation" else "loco"
     mean, nrmse = c.runs_error()
-    bar_mean, bar_nrmse = tol(f"unified.runs_{key}_mean_rel"), tol(f"unified.runs_{key}_nrmse")
+    bar_mean, bar_nrmse = (tol(k) for k in RUNS_TOL[case])
     label = ("engine vs model, separately simulated runs: the engine's applied torques vs the model's own run on the "
              f"ideal gait (engine module's I), {len(c.run.t)} samples over 0–{t_end:.2f} s")
     figs["runs.mean_rel_max"] = Figure.at_most(float(mean.max()), bar_mean,
