@@ -252,7 +252,7 @@ def _guo_pfl_mass():
 
 # ---------------------------------------------------------------------- the faults
 
-ENGINE_JOINTED = ("energy_balance", "turning_law", "eel_engine", "step_climb", "unified_manipulation",
+ENGINE_JOINTED = ("energy_balance", "turning_law", "eel_engine", "belt_speed", "step_climb", "unified_manipulation",
                   "unified_locomotion", "pfl_engine")
 ENGINE_ONE_BODY = ("friction_block", "hydro_decay")  # one body, no joints
 NA_MODEL_ONLY = ("the other checks run no engine (models only) or no link frames (friction_block, hydro_decay: one "
@@ -335,7 +335,7 @@ fault(Fault(
     "belt_margin_uncompensated",
     "the tracked robot's pulleys roll as r + 1 mm (Bullet's convex margin), the belt runs ~4 % fast",
     "the collision radius written as the pulley radius (COLLISION_MARGIN not subtracted)",
-    ("step_climb",), "only the tracked robot has a belt",
+    ("belt_speed", "step_climb"), "only the tracked robot has a belt",
     patch=_uncompensated_margin))
 
 fault(Fault(
@@ -373,8 +373,9 @@ fault(Fault(
     "the constrained Euler–Lagrange model's module yaw inertia J = m l²/3 (a uniform rod) instead of Guo 2015's "
     "m l²",
     "the rod's textbook inertia typed into one formulation (the closed forms hold only for J = m l²)",
-    ("nonholonomic_models", "pfl_engine"),
-    "only nonholonomic_models and the engine's PFL controller (model = 'el') evaluate the E–L mass matrix",
+    ("nonholonomic_models",),
+    "only nonholonomic_models evaluates the E–L mass matrix: the engine's PFL controller runs the fused closed "
+    "form (measured: every pfl_engine figure bit-identical under this fault)",
     patch=_guo_el_rod_inertia))
 
 fault(Fault(
