@@ -8,7 +8,7 @@ draw every 10 ms), in ``--mode`` torque or position. Counts the episodes that en
 reports the fastest actuated joint relative to its motor's no-load speed, the env steps per second of
 CPU time, and the load (``uptime``) the run shared the machine with.
 
-v0 (no motors) on main 07317ad, the issue's measurement: the snake's joints at 66 rad/s after 5 steps
+v0 (no motors), measured on main 07317ad: the snake's joints at 66 rad/s after 5 steps
 and 100 rad/s after 10, the COM at 4–11 m/s within 0.16–0.71 s; ``lab/Eel-v0`` diverged in 466 of 466
 episodes within 1000 steps.
 
