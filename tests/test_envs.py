@@ -64,8 +64,8 @@ def test_same_torques_same_states_as_the_runner(name, overrides):
     env = LabEnv(name, {**overrides, "sim.duration": 1.0})
     sc = env.scenario
     rng = np.random.default_rng(7)
-    # a tenth of the effort: random full-effort torques drive these light links into their joint limits
-    # within a few steps (the eel at 20 N·m diverges in 20 ms; see the README)
+    # a tenth of the stall torque: gentle enough for the runner's replay to stay a fair comparison (full
+    # random torques are tested below; without motors, v0's eel at 20 N·m diverged in 20 ms)
     actions = rng.uniform(-0.1, 0.1, (K, env.action_space.shape[0])).astype(np.float32)
     env.reset(seed=3, options={"scenario_seed": sc.seed})
     states = []
