@@ -215,28 +215,31 @@ def test_render_rgb_array():
 
 
 # ------------------------------------------------------------------------------- motors and action modes
-def test_random_actions_do_not_diverge_and_motors_bound_the_joints():
-    """A smaller run of benchmarks/env_random_actions.py: 20 episodes per id of 0.3 s (v0's blow-ups came
-    at 0.16–0.71 s, its eel in every episode) at full random torques: none diverges, and no actuated
-    joint exceeds the speed at which its motor stops driving by more than what other joints can fling it
-    to (the motors cannot push past ω0; braking is always allowed)."""
-    for env_id in ["lab/SnakeCreeping-v1", "lab/Eel-v1", "lab/TrackedClimb-v1"]:
-        env = gym.make(env_id, overrides={"sim.duration": 0.3})
-        u = env.unwrapped
-        J = len(u.joint_names)
-        rng = np.random.default_rng(1)
-        worst = 0.0
-        for ep in range(20 if env_id != "lab/TrackedClimb-v1" else 5):
+@pytest.mark.slow  # 17–33 s per id on this loaded 2-core machine
+@pytest.mark.parametrize("env_id", sorted(i for i, (sc, _) in lab.envs.IDS.items() if sc is not None))
+def test_random_actions_do_not_diverge(env_id):
+    """A smaller run of benchmarks/env_random_actions.py: 20 episodes of 0.3 s (v0's blow-ups came at
+    0.16–0.71 s, its eel's in every episode) at full random torques: none diverges, and no actuated joint
+    runs away from the speed its motor drives it to (the motors cannot push past ω0 and brake a joint
+    flung past it; v0's snake reached 10× its 10 rad/s within 10 steps)."""
+    env = gym.make(env_id, overrides={"sim.duration": 0.3})
+    u = env.unwrapped
+    J = len(u.joint_names)
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    try:
+        for ep in range(20):
             env.reset(seed=ep)
             done = False
             while not done:
                 obs, r, term, trunc, info = env.step(rng.uniform(-1, 1, env.action_space.shape).astype(np.float32))
-                assert "diverged" not in info, (env_id, ep, info)
+                assert "diverged" not in info, (ep, info)
                 assert np.isfinite(obs).all() and np.isfinite(r)
                 worst = max(worst, float(np.max(np.abs(obs[J:2 * J][u.act_index]) / u.no_load)))
                 done = term or trunc
+    finally:
         env.close()
-        assert worst < 10.0, (env_id, worst)  # v0: 100 rad/s on the snake's 10 rad/s joints after 10 steps
+    assert worst < 5.0  # measured over 1000 episodes: 1.9 (snakes), 3.1 (eel), see docs/environments.md
 
 
 def test_a_divergence_ends_the_episode_with_the_penalty():
