@@ -20,8 +20,10 @@ Cross-entropy method (:func:`cem`; Rubinstein 1999, as in Szita & Lőrincz 2006 
 Keep a diagonal Gaussian N(μ, σ²) over z. Each iteration: draw ``population`` samples, run one
 episode with each (the same episode seed for all, so samples differ only by their parameters),
 keep the ``elite`` best returns, refit μ and σ to them, add ``extra_std`` (decaying) to σ so the
-search does not collapse early. Returns the history (mean and best return per iteration) and the
-final μ. Deterministic for a given ``seed``.
+search does not collapse early. Returns the history (mean and best return per iteration), the final μ
+and the best sample seen (its policy is the result: on a non-convex return the elite's mean can fall
+between two good gaits, measured here: a final mean scoring 1.3 beside samples scoring 11).
+Deterministic for a given ``seed``.
 """
 
 from __future__ import annotations
@@ -77,12 +79,18 @@ def episode_return(env, policy, seed: int = 0, scenario_seed: int | None = None)
 @dataclass
 class CEMResult:
     mean_z: np.ndarray
+    best_z: np.ndarray
     best_return: float
     history: list[dict] = field(default_factory=list)  # per iteration: mean, best, elite mean return, σ
     episodes: int = 0
 
     @property
     def policy(self) -> WavePolicy:
+        """The best sample's policy (the learner's result)."""
+        return WavePolicy.from_z(self.best_z)
+
+    @property
+    def mean_policy(self) -> WavePolicy:
         return WavePolicy.from_z(self.mean_z)
 
 
@@ -95,7 +103,7 @@ def cem(env, iterations: int = 5, population: int = 10, elite: int = 3, init_std
     rng = np.random.default_rng(seed)
     d = len(BOUNDS)
     mu, sigma = np.zeros(d), np.full(d, float(init_std))
-    out = CEMResult(mean_z=mu.copy(), best_return=-math.inf)
+    out = CEMResult(mean_z=mu.copy(), best_z=mu.copy(), best_return=-math.inf)
     for it in range(iterations):
         Z = mu + sigma * rng.standard_normal((population, d))
         R = np.array([episode_return(env, WavePolicy.from_z(z), seed=episode_seed) for z in Z])
@@ -105,7 +113,8 @@ def cem(env, iterations: int = 5, population: int = 10, elite: int = 3, init_std
         mu = E.mean(axis=0)
         noise = extra_std * max(0.0, 1.0 - it / max(1, iterations - 1))
         sigma = np.sqrt(E.var(axis=0) + noise**2)
-        out.best_return = max(out.best_return, float(R.max()))
+        if R.max() > out.best_return:
+            out.best_return, out.best_z = float(R.max()), Z[int(np.argmax(R))].copy()
         row = {"iteration": it, "mean_return": float(R.mean()), "best_return": float(R.max()),
                "elite_return": float(R[order].mean()), "sigma": sigma.round(4).tolist()}
         out.history.append(row)
