@@ -94,6 +94,27 @@ def open_viewer(options: str = GUI_OPTIONS):
     return c
 
 
+def clear_viewer(viewer) -> bool:
+    """Empty a mirror's viewer for another world (its bodies, sliders and debug items), so one window
+    serves episode after episode (lab.envs); False if the window has gone."""
+    try:
+        viewer.resetSimulation()
+        viewer.removeAllUserParameters()
+        viewer.removeAllUserDebugItems()
+        return True
+    except pb.error:
+        return False
+
+
+def close_viewer(viewer) -> None:
+    """Disconnect a viewer that no overlay owns (nothing happens if the window has gone)."""
+    try:
+        with quiet_stdout():
+            viewer.disconnect()
+    except pb.error:
+        pass
+
+
 class _Mirror:
     """Visual-only copies, in a viewer client, of every body of a DIRECT client; ``sync`` moves
     them to the physics client's poses (one reset per visual shape per frame).

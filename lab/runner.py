@@ -141,7 +141,7 @@ class Simulation:
         else:
             parts = {name: law(state, t) for name, law in laws}
             applied = total([as_wrench(x) for x in parts.values()], w.n_links)
-        w.apply(tau, applied, state)
+        tau = w.apply(tau, applied, state)  # the torques the motors' lines let through
         w.step_engine()
         new = w.read_state()
         self.recorder.on_step(state, tau, parts, new)

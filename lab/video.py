@@ -119,6 +119,15 @@ def still(world, state, path, scene=None, width: int = 1024, height: int = 768) 
     return write_image_atomic(path, readable_frame(world, state, scene, width, height))
 
 
+def follow_camera(world, width: int, height: int, alpha: float = 1.0) -> FollowCamera:
+    """The video's camera for rendering ``world`` frame by frame (the environments' ``rgb_array``), with
+    the ground grid added (visual only: no physics)."""
+    cam = FollowCamera(world.client, robot_length(world), width, height, alpha=alpha)
+    if world.model is not None:
+        add_ground_grid(world, world.client, center=world.read_state().com_W[:2], dots=True)
+    return cam
+
+
 def _space_left(path: str) -> int:
     """Bytes free to us on the file system holding ``path`` (large if it cannot be told)."""
     try:

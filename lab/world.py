@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 from .engine import connect, pb, quiet_stdout
 
+from .actuators import Motors
 from .errors import Diverged
 from .kernels import contact_rows, forward_kinematics
 from .forces.base import Wrench
@@ -49,6 +50,33 @@ class EngineOptions:
     forward_kinematics: bool = True  # getLinkStates(computeForwardKinematics=1): current link frames
     link_damping: float = 0.0  # linear and angular damping of every robot link (Bullet's default: 0.04)
     inertia_from_file: bool = True  # URDF_USE_INERTIA_FROM_FILE (else Bullet derives it from collision shapes)
+
+
+@functools.lru_cache(maxsize=32)
+def reflected_inertia(urdf_text: str | None, urdf_path: str | None = None) -> tuple[float, ...]:
+    """Each movable joint's inertia with every other joint and the base free: 1/(M⁻¹)_jj of the mass
+    matrix at the URDF's zero pose [kg·m², kg for a prismatic joint], in joint order; what the motors'
+    one-step cap divides by (lab.actuators). Gear constraints and contacts are not in M (they only add
+    inertia). Computed in a throwaway DIRECT client, once per URDF (text, or file loaded in place):
+    Bullet caches the inverse-dynamics tree of the first query per body, which would then disagree
+    with a later welded base."""
+    c = connect(False)
+    path = urdf_path
+    if path is None:
+        fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(urdf_text)
+    try:
+        body = c.loadURDF(path, flags=pb.URDF_USE_INERTIA_FROM_FILE)
+        ids = [j for j in range(c.getNumJoints(body)) if c.getJointInfo(body, j)[2] != pb.JOINT_FIXED]
+        if not ids:
+            return ()
+        M = np.array(c.calculateMassMatrix(body, [0.0] * len(ids)))
+        return tuple(float(x) for x in 1.0 / np.linalg.inv(M).diagonal()[M.shape[0] - len(ids):])  # base DOFs first
+    finally:
+        if urdf_path is None:
+            os.unlink(path)
+        c.disconnect()
 
 
 class World:
@@ -83,6 +111,7 @@ class World:
         self.robot: int | None = None
         self.bodies: dict[str, tuple[int, float]] = {}  # extra bodies: name → (id, mass)
         self.model: ModelInfo | None = None
+        self.motors: Motors | None = None  # every joint's torque–speed line, enforced in apply (lab.actuators)
         self.n_links = 0
         self.n_joints = 0
         self._joint_ids: list[int] = []
@@ -158,6 +187,13 @@ class World:
             info = c.getDynamicsInfo(body, link)
             mass[i] = info[0]
             I_B[i] = np.diag(info[2])
+        # each joint's motor from its URDF limit (effort: stall torque, velocity: no-load speed; absent or
+        # 0: none); load_spec replaces them with the spec's own motors() where it has them
+        self._joint_inertia = (np.array(reflected_inertia(urdf_text, None if urdf_path is None else str(urdf_path)))
+                               if self.n_joints else None)
+        self.motors = Motors([infos[j][10] if infos[j][10] > 0 else math.inf for j in self._joint_ids],
+                             [infos[j][11] if infos[j][11] > 0 else math.inf for j in self._joint_ids],
+                             self._joint_inertia, self.dt)
         if self.n_joints:
             # Torque control needs the default velocity motors (which hold the joints) disabled.
             c.setJointMotorControlArray(body, self._joint_ids, pb.VELOCITY_CONTROL, forces=[0.0] * self.n_joints)
@@ -244,6 +280,20 @@ class World:
         path = getattr(spec, "file", None)  # a robot read from a file is loaded in place
         body = self.load_robot(None if path is not None else spec.to_urdf(), base_pos, base_yaw, spec.link_length,
                                spec.effort, engine_friction=getattr(spec, "engine_friction", 0.0), urdf_path=path)
+        own = getattr(spec, "motors", None)
+        if own is not None:  # {joint name: (stall torque N·m, no-load speed rad/s[, reflected inertia])}
+            lines = own()
+            names = self.model.joint_names
+            unknown = set(lines) - set(names)
+            if unknown:
+                raise ValueError(f"motors: no joint named {sorted(unknown)} in {names}")
+            none = (math.inf, math.inf)
+            stall, no_load = zip(*[tuple(lines.get(name, none))[:2] for name in names])
+            J = self._joint_inertia.copy()
+            for name, line in lines.items():  # a spec knows the inertia its gears couple to a joint
+                if len(line) > 2:
+                    J[names.index(name)] = float(line[2])
+            self.motors = Motors(stall, no_load, J, self.dt)
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
@@ -482,23 +532,28 @@ class World:
         return contact_rows(raw)
 
     # ------------------------------------------------------------------ acting
-    def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> None:
+    def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> np.ndarray | None:
         """Apply joint torques and per-link forces (at the COMs: ``state.p_W``, the instant the laws
         saw) and torques, world frame; ``wrench`` is a Wrench or an (N, 3) force array. Bullet
         clears external forces after every stepSimulation, so this runs every step, and it is the only
-        place that applies them."""
+        place that applies them.
+
+        The joint torques first go through the joints' motors (:attr:`motors`, lab.actuators): each is
+        clipped to its torque–speed line at the snapshot's joint speed ``state.qd``. Returns the joint
+        torques applied (what the energy ledger books), or None when ``tau`` was None."""
         b = self.robot
         if tau is not None and self.n_joints:
+            tau = self.motors.limit(np.asarray(tau, dtype=float), state.qd)
             self._pb_motor_array(b, self._joint_ids, TORQUE_CONTROL, forces=tau.tolist())
         if wrench is None:
-            return
+            return tau
         force = self._pb_force
         F_W = wrench.F_W if isinstance(wrench, Wrench) else wrench
         for i, (f, p) in enumerate(zip(F_W.tolist(), state.p_W.tolist())):
             if f[0] or f[1] or f[2]:
                 force(b, i - 1, f, p, WORLD_FRAME)
         if not isinstance(wrench, Wrench):
-            return
+            return tau
         if wrench.T_W is not None:
             torque = self._pb_torque
             for i, tq in enumerate(wrench.T_W.tolist()):
@@ -507,6 +562,7 @@ class World:
         for name, f in wrench.extra.items():
             bid = self.bodies[name][0]
             force(bid, -1, list(map(float, f)), state.extra[name].p_W.tolist(), WORLD_FRAME)
+        return tau
 
     # ------------------------------------------------------------------ rewind
     def save_state(self) -> "WorldSnapshot":

@@ -35,15 +35,28 @@ class EelSpec(Robot):
     joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range")
     effort: float = num(20.0, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(20.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
+    stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
+                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+    no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
+                               doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
     added_mass: float = num(0.0, ge=0, unit="kg", doc="water's added mass folded into each link, at most 10·mass")
     added_yaw_inertia: float = num(0.0, ge=0, le=1, unit="kg·m²", doc="added yaw inertia folded into each link")
 
     def __post_init__(self):
         super().__post_init__()
+        if math.isnan(self.stall_torque):
+            object.__setattr__(self, "stall_torque", float(self.effort))
+        if math.isnan(self.no_load_speed):
+            object.__setattr__(self, "no_load_speed", float(self.max_joint_speed))
         if self.radius > 2 * self.half_length:
             raise ValueError(f"radius: must be in [0.001 m, 2·half_length], got {self.radius}")
         if self.added_mass > 10.0 * self.mass:
             raise ValueError(f"added_mass: must be in [0, 10·mass = {10.0 * self.mass:.4g}] kg, got {self.added_mass}")
+
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
+        World enforces on every torque it applies (lab.actuators)."""
+        return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_links - 1)}
 
     @property
     def mass(self) -> float:

@@ -166,6 +166,10 @@ class TrackedSpec(Robot):
     i0: float = num(144.0, gt=0, doc="gear ratio (Table 1)")
     i1: float = num(5.0, gt=0, doc="gear ratio (Table 1)")
     i2: float = num(3.0 / 8.0, gt=0, doc="planetary ratio (Table 1)")
+    motor_speed_line: bool = info(
+        False, doc="enforce the motor's torque–speed line at the arm and drive outputs, with motor_speed_rpm as its "
+                   "no-load speed (lab.actuators); false: the torque limit alone (the independent-servo climb at "
+                   "θ̇ = 0.5 rad/s needs it: Table 1's line gives the arm 0.52 rad/s no-load speed)")
 
     def __post_init__(self):
         super().__post_init__()
@@ -244,6 +248,24 @@ class TrackedSpec(Robot):
     def effort(self) -> float:
         """The largest joint torque the drive can produce: the arm's share at the motor's maximum."""
         return self.motor_torque_max * self.i0 * self.i1
+
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """The one motor seen at its two outputs (Hu 2013 §1.1, Table 1), (stall torque, no-load speed)
+        each: the arm through i0 i1, the drive through i0 i1 i2 (the planetary's outputs, as the climb
+        controller's DriveLimits). The no-load speed is Table 1's motor speed through the same ratio
+        when ``motor_speed_line`` is set, else none (inf). Each output gets the motor's whole line, as
+        if it alone turned; the differential's sharing of one motor between both is the climb
+        controller's (its 'differential' mode). Wheels, pulleys and the belt are passive.
+
+        The drive's third value is the belt's inertia reflected to it (drive link, three pulleys about
+        their axes, three slabs' m r²), which the engine's mass matrix does not see (the gears are
+        constraints): the motors' one-step cap divides by it (lab.actuators)."""
+        w_m = self.motor_speed_rpm * 2.0 * math.pi / 60.0 if self.motor_speed_line else math.inf
+        arm, drive = self.i0 * self.i1, self.i0 * self.i1 * self.i2
+        belt = (self.drive_inertia + 3 * float(self.pulley_mass_props().inertia[1, 1])
+                + 3 * self.slab_mass * self.pulley_radius**2)
+        return {"arm_joint": (arm * self.motor_torque_max, w_m / arm),
+                "drive_joint": (drive * self.motor_torque_max, w_m / drive, belt)}
 
     @property
     def rest_height(self) -> float:

@@ -112,6 +112,10 @@ class WheeledSnakeSpec(Robot):
     joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range about zero_shape")
     effort: float = num(1.5, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(10.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
+    stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
+                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+    no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
+                               doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
     contact_solver: Literal["mlcp_pgs", "sequential_impulse"] = choice(
         "mlcp_pgs", doc="the world's contact solver (setup sets it): Bullet's MLCP with projected Gauss–Seidel, "
                         "or its default sequential impulses")
@@ -123,6 +127,10 @@ class WheeledSnakeSpec(Robot):
 
     def __post_init__(self):
         super().__post_init__()
+        if math.isnan(self.stall_torque):
+            object.__setattr__(self, "stall_torque", float(self.effort))
+        if math.isnan(self.no_load_speed):
+            object.__setattr__(self, "no_load_speed", float(self.max_joint_speed))
         if math.isnan(self.yaw_inertia):
             object.__setattr__(self, "yaw_inertia", self.mass * self.half_length**2)
         shape = tuple(float(a) for a in self.zero_shape)
@@ -203,6 +211,11 @@ class WheeledSnakeSpec(Robot):
         return 2.0 * self.wheel_mass_props().inertia[1, 1] / self.wheel_radius**2
 
     # ---- what the World and the lab read -----------------------------------------------------------
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
+        World enforces on every torque it applies (lab.actuators). The wheels are passive: no motor."""
+        return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_modules - 1)}
+
     @property
     def n_links(self) -> int:
         return 3 * self.n_modules + 1
