@@ -34,6 +34,10 @@ TOL = {
     "energy.balance_rel": Tol(
         7.5e-4, "5× the measured 0.015 % (30 s at 1 ms; first order in dt: 0.047 %, 0.024 %, 0.012 % at 2, 1, "
                 "0.5 ms over 20 s, docs/checks.md), the integrator's error; Bullet's default damping 0.04 makes 3 %"),
+    # tests/test_friction_implicit.py: the ledger of 2 s of passive creeping on the linearly implicit Coulomb law.
+    "energy.implicit_balance_rel": Tol(
+        0.01, "the issue's bar for the implicit law at the papers' step sizes; measured 1.4e-5, 2.0e-4 and 5.2e-3 at "
+              "1, 2 and 5 ms (the integrator's error grows faster than dt) and 1.4 % at 10 ms, which misses it"),
     # tests/test_independent_routes.py: the passive-creeping run's energy and work by a second route.
     "energy.kinetic_fd_rel": Tol(
         0.0065, "5× the measured 0.13 % RMS of E(t) from central differences of the recorded planar path with the "
