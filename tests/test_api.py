@@ -22,6 +22,7 @@ def test_import_lab_stays_light():
         lab.no_such_thing
 
 
+@pytest.mark.slow
 def test_run_writes_what_the_cli_writes(tmp_path, lab_cmd):
     # the same scenario and seed from Python and from `lab run` give byte-identical results
     res = lab.run("snake_serpenoid", {"sim.duration": 0.5}, out=tmp_path / "py")
@@ -80,6 +81,7 @@ def test_step_with_given_torques():
             sim.run()
 
 
+@pytest.mark.slow
 def test_api_errors_speak_python(tmp_path):
     """The Python API names its arguments (out=, overwrite=True, overrides[...]), never the CLI's flags."""
     import lab

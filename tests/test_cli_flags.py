@@ -1,3 +1,4 @@
+import pytest
 """CLI flags that behave the same everywhere: the run form of robot keys in `lab urdf`, -q/-v/--log-level."""
 
 import logging
@@ -23,6 +24,7 @@ def test_log_levels(capsys):
     assert len(err) == 1 and "not allowed with" in err[0]
 
 
+@pytest.mark.slow
 def test_a_closed_pipe_is_quiet(lab_cmd):
     """`lab list | head -1` when the reader has left: no traceback, no error line, exit 141 (SIGPIPE).
     The pipe's read end is closed before the lab starts, so every write meets it, whatever the timing."""

@@ -15,6 +15,7 @@ def eel_sim():
     sim.close()
 
 
+@pytest.mark.slow
 def test_compiled_glue_is_the_numpy_form_along_a_run(eel_sim):
     """Through the first turn window (γ ≠ 0 after 10 s): the compiled passes equal the numpy form to
     rounding on every sampled snapshot, and the torques are not trivially zero."""

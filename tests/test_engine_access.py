@@ -10,6 +10,8 @@ the World for it (reset_state, inverse_dynamics, link_jacobian, camera_image, ad
 
 from __future__ import annotations
 
+import pytest
+
 import ast
 from pathlib import Path
 
@@ -51,6 +53,7 @@ def test_the_scanner_finds_each_way_in():
     assert found == ["from ..engine import pb", "import pybullet", "world.client", "c._client"]
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_world_touches_the_engine():
     bad = []
     for path in sorted((ROOT / "lab").rglob("*.py")):

@@ -21,6 +21,7 @@ from lab.trials.base import Trial  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore:.*Box observation space m..imum value is .*infinity")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("env_id", sorted(lab.envs.IDS))
 def test_registered_and_passes_the_checker(env_id):
     env = gym.make(env_id)
@@ -57,6 +58,7 @@ class Playback(Controller):
     ("eel_forward_turn", {}),                                # hydrodynamics law, in water
     ("tracked_step_climb", {}),                              # engine contacts, cleats law, geared belt
 ])
+@pytest.mark.slow
 def test_same_torques_same_states_as_the_runner(name, overrides):
     """The laws act exactly as in `lab run`: one torque sequence through the env and through the
     runner's Simulation.run gives bit-identical states."""
@@ -148,6 +150,7 @@ def test_actions_scale_to_the_motors_stall_torques():
     env.close(), snake.close()
 
 
+@pytest.mark.slow
 def test_driving_the_track_forward_is_rewarded():
     # positive drive torque moves the belt's ground run backwards, so the robot drives forward
     # (lab.robots.tracked); the default reward (forward + up − energy) sees it. The step is moved

@@ -29,6 +29,7 @@ QUICK = {  # fault → the fast check that must catch it (the check's claim it v
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault_name,check_name", sorted(QUICK.items()))
 def test_fast_check_catches_fault(fault_name, check_name):
     verdict, detail = run_cell(FAULTS[fault_name], check_name, [])
@@ -66,6 +67,7 @@ def test_declarations_name_real_checks_and_cover_every_check():
     assert declared == set(CHECKS), set(CHECKS) - declared  # every check is entered by some fault
 
 
+@pytest.mark.slow
 def test_matrix_file_has_every_pair(tmp_path):
     faults = ["friction_axes_swapped", "added_mass_dropped"]
     ok, table = run_faults(faults, ["friction_block"], [], tmp_path / "m")
@@ -108,6 +110,7 @@ def _lab(*args, cwd):
                           capture_output=True, text=True, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_cli_unknown_fault_is_one_line(tmp_path):
     r = _lab("check", "friction_block", "--faults", "no_such_fault", "--out", str(tmp_path / "x"), cwd=tmp_path)
     assert r.returncode == 2
@@ -116,6 +119,7 @@ def test_cli_unknown_fault_is_one_line(tmp_path):
     assert not (tmp_path / "x").exists()
 
 
+@pytest.mark.slow
 def test_cli_writes_the_matrix(tmp_path):
     r = _lab("check", "friction_block", "--faults", "dt_x4", "stale_link_frames", "--out", str(tmp_path / "m"),
              cwd=tmp_path)

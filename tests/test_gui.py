@@ -32,6 +32,7 @@ def _xvfb() -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- Xvfb
+@pytest.mark.slow
 @pytest.mark.gui
 def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
     """100 steps at 1 ms in the window: exit 0, a screenshot with the snake in it, metrics.json."""
@@ -66,6 +67,7 @@ def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
     assert elapsed < 240
 
 
+@pytest.mark.slow
 @pytest.mark.gui
 def test_gui_run_computes_what_a_headless_run_computes(tmp_path, lab_cmd):
     """--gui mirrors a DIRECT world into the window, so the physics is the headless run's, bit for bit."""
@@ -152,6 +154,7 @@ DRIVER = textwrap.dedent(r'''
 ''')
 
 
+@pytest.mark.slow
 @pytest.mark.gui
 def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
     """Esc closes PyBullet's window; the run stops with status "stopped" and its results written."""

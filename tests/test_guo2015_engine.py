@@ -269,6 +269,7 @@ def short_run():
     return sc, eng, result, logs, mod
 
 
+@pytest.mark.slow
 def test_engine_follows_the_model_through_the_start(short_run):
     """3 s from Table 1's start: the head, the shape and the torques of the engine are the model's (the
     start needs wheel forces of 6 × the weight, which the scenario's wheels carry)."""
@@ -405,6 +406,7 @@ def test_the_trial_needs_the_wheeled_snake_and_the_pfl():
 # ---------------------------------------------------------------- the report section
 
 
+@pytest.mark.slow
 def test_quick_report_section_seed000(tmp_path):
     from lab.cli import main
 
@@ -450,6 +452,7 @@ def test_gui_overlay_draws_the_head_error_and_the_trial_paints_the_reference():
         sim.close()
 
 
+@pytest.mark.slow
 @pytest.mark.gui
 def test_gui_run_of_the_scenario(tmp_path, lab_cmd):
     """A real --gui run under Xvfb: exit 0, a screenshot with the snake (orange modules) in it."""

@@ -217,6 +217,7 @@ def _differential_run(mu_g: float, mu_w: float, h: float = 0.10) -> dict:
     return run_scenario(scn.from_dict(data, where="test")).metrics
 
 
+@pytest.mark.slow
 def test_a_differential_run_slides_at_the_stall_law():
     """The engine's single motor at a riser (μ_g = μ_w = 0.8, the belt's default μ): the belt slides at the
     closed form's pull (measured +0.9 %; the sliding grid in the Hu 2013 README: within 2.5 % wherever the
@@ -229,6 +230,7 @@ def test_a_differential_run_slides_at_the_stall_law():
     assert m["diff.flipped"] is False and m["diff.jammed"] is False and m["climb.success"] is False
 
 
+@pytest.mark.slow
 def test_a_forced_flip_jams_at_the_flush_pose():
     """A frictionless riser and μ_g = 3 > κ: the belt holds (no sliding window), the body flips onto its
     front face, and then nothing presses that face against the edge: no COM progress."""

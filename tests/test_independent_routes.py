@@ -61,6 +61,7 @@ def creeping_run():
     return sc, run_scenario(sc)
 
 
+@pytest.mark.slow
 def test_kinetic_energy_against_central_differences_of_the_path(creeping_run):
     sc, r = creeping_run
     s = r.series

@@ -33,6 +33,7 @@ def test_ten_scenarios_are_shipped():
     assert len(SCENARIOS) == 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_every_scenario_plots_what_it_is(name, runs, tmp_path):
     import matplotlib.pyplot as plt

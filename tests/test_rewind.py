@@ -6,6 +6,7 @@ of benchmarks/step_overhead.py diverged after a bare restoreState: "runaway kine
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from lab import scenario as scn
 from lab.errors import Diverged
@@ -27,6 +28,7 @@ def _climbing_sim() -> Simulation:
     return sim
 
 
+@pytest.mark.slow
 def test_save_step_restore_step_repeats_the_first_pass_exactly():
     sim = _climbing_sim()
     try:

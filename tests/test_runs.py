@@ -16,6 +16,7 @@ REQUIRED_METRICS = ["status", "sim_time_s", "steps", "energy.balance_residual_re
                     "energy.kinetic_mean_J", "energy.eta2_mean", "com.displacement_m", "com.speed_mean_mps"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", scn.list_scenarios(), ids=lambda p: p.stem)
 def test_every_scenario_runs_briefly(path, tmp_path):
     out = tmp_path / "run"
@@ -48,6 +49,7 @@ def test_contract_set_keys_exist():
             sc.sim.dt, sc.sim.duration, sc.seed) == (12, 0.5, 0.02, 0.7, 0.1, 0.0005, 3.0, 7)
 
 
+@pytest.mark.slow
 def test_same_scenario_and_seed_give_identical_series():
     sc = scn.load("snake_passive_creeping", ["sim.duration=1.5", "init.joint_noise=0.2", "seed=5"])
     a, b = run_scenario(sc), run_scenario(sc)
@@ -57,6 +59,7 @@ def test_same_scenario_and_seed_give_identical_series():
     assert not np.array_equal(a.series["q"], c.series["q"])  # the seed does reach the initial shape
 
 
+@pytest.mark.slow
 def test_runaway_energy_is_caught_exit_3_data_kept(tmp_path, capsys):
     out = tmp_path / "div"
     code = main(["run", "snake_serpenoid", "--duration", "2", "--set", "sim.max_kinetic_energy=0.02",
@@ -88,6 +91,7 @@ def test_world_check_catches_nan_and_floor():
         w.close()
 
 
+@pytest.mark.slow
 def test_energy_balance_residual_is_first_order_in_dt():
     """The trapezoidal ledger leaves only the integrator's own error, which halves with dt; a
     bookkeeping error (e.g. pre-step velocities only) would not shrink like this. Over 20 s (the

@@ -113,6 +113,7 @@ def test_manipulation_torques_are_the_models_at_the_engines_states():
     assert np.all(np.abs(c.mean_model / c.mean_engine - 1) < 0.1)
 
 
+@pytest.mark.slow
 def test_locomotion_torques_along_the_engine_trajectory_and_the_tail_track():
     sc = short("locomotion", 0.4)
     run = study.engine_run(sc, "locomotion")
@@ -138,6 +139,7 @@ def test_checks_are_registered():
     assert {"unified_manipulation", "unified_locomotion"} <= set(CHECKS)
 
 
+@pytest.mark.slow
 def test_quick_seed002_section(tmp_path):
     from lab.cli import main
 
@@ -154,6 +156,7 @@ def test_quick_seed002_section(tmp_path):
         assert key in md
 
 
+@pytest.mark.slow
 def test_engine_run_against_the_newton_euler_plant():
     """Trajectory level, engine vs a formulation written apart from the unified model: the Newton–Euler
     equations integrated as their own plant on the ideal gait. Over 2 s of crawling: the tail end's

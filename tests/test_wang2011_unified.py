@@ -451,6 +451,7 @@ def test_the_papers_newton_euler_module_is_this_files_recursion():
                                        atol=1e-13 * np.abs(want).max())
 
 
+@pytest.mark.slow
 def test_newton_euler_and_unified_plants_crawl_the_same_track_with_the_same_torques():
     """Two plants, each integrated on its own over one gait period from the same start: the unified model
     (eq. 25, metric and Christoffel symbols) and the Newton–Euler equations (base acceleration solved from

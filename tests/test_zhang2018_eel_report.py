@@ -1,8 +1,10 @@
+import pytest
 """The Zhang 2018 eel report section (id seed003) from a short run (--quick): figures 2–7 and the agreement table."""
 
 from lab.cli import main
 
 
+@pytest.mark.slow
 def test_quick_seed003_section(tmp_path):
     out = tmp_path / "r"
     assert main(["report", "--quick", "--only", "seed003", "--workers", "1", "--out", str(out)]) == 0
