@@ -10,10 +10,10 @@ the World for it (reset_state, inverse_dynamics, link_jacobian, camera_image, ad
 
 from __future__ import annotations
 
-import pytest
-
 import ast
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"lab/world.py", "lab/engine.py", "lab/gui.py", "lab/video.py", "lab/visual.py"}
