@@ -321,10 +321,16 @@ def test_what_bounds_the_wheels_lateral_force_is_mu_times_the_pairs_normal_force
     contacts: the pair's normal force under that module is 1.33 m g (the joints carry load between
     modules), and no pair needs more than |Σ f_lat| / Σ N = 4.87. At μ = 5 the most loaded single contact saturates (|f| = μN) and its wheel
     partner takes the rest (both push along the axle: the split moves nothing), so the run is the μ = 10
-    run to rounding; at μ = 3 < 4.87 the pair must slip and the PFL, which assumes it does not, diverges."""
+    run to rounding; at μ = 3 < 4.87 the pair must slip: its contacts sit on their friction limit and the
+    path leaves the no-slip one (measured 13 mm in 0.1 s). Before the joints' motors (lab.actuators) the PFL,
+    which assumes no slip, then diverged at 0.05 s; the motors' torque–speed lines now cut its commands and
+    the run stays finite. Bullet clamps each of a contact's two friction directions at μN separately (a
+    friction pyramid), so a single contact's |f| reaches √2 μN at most (measured exactly √2 at μ = 3)."""
     runs = {mu: study.friction_use(study.load([f"robot.wheel_friction={mu}"]), 0.1) for mu in (10.0, 5.0, 3.0)}
     hi, mid, lo = runs[10.0], runs[5.0], runs[3.0]
-    assert hi.status == mid.status == "ok" and lo.status.startswith("diverged")
+    assert hi.status == mid.status == "ok"
+    assert 1.0 - 1e-6 <= lo.contact_use.max() <= np.sqrt(2) + 1e-6  # μ = 3: on the pyramid's limit
+    assert lo.status.startswith("diverged") or np.abs(lo.p_W - hi.p_W).max() > 1e-3  # it slips
     assert hi.lateral_over_weight[0].max() == pytest.approx(6.1, abs=0.05)  # the model's 6.09
     need = hi.lateral_over_normal.max()
     assert 3.0 < need < 5.0
