@@ -135,6 +135,9 @@ TOL = {
               "joint, ω = 100 rad/s, ζ = 0.025) rings ~1 s after the start and after every friction reversal; 2× margin"),
     "unified.runs_manip_nrmse": Tol(
         0.5, "measured 13 / 15 / 19 / 24 %: the same ringing, ~1 N·m for ~1 s every half period; 2× margin"),
+    "unified.runs_manip_fig5_mean_rel": Tol(
+        0.003, "the same over the paper's Fig 5 window (13–14 s), after the ringing: measured ≤ 0.06 % per joint "
+               "(kd = 0.5, 0.2 ms); 5× margin"),
     "unified.runs_loco_mean_rel": Tol(
         0.04, "measured 1.7 / 1.9 / 1.9 / 1.9 % (the paper's unified-vs-Newton–Euler column: 0.98–6.09 %); the "
               "servo's lag (≤ 2e-4 rad) moves the friction's tanh(v/v_s) at the slow modules; 2× margin"),

@@ -1,9 +1,9 @@
 """The fault matrix's quick subset: fast checks must catch the faults that violate their claims.
 
-The full matrix is ``lab check --faults`` (minutes; docs/checks.md has the measured one). Here: the
-friction block (one module sliding, ~0.5 s a run) and the Guo 2015 three-formulation check (~1 s)
-under the faults that enter them, the registry's declarations, the restoring of every patch, and the
-CLI's output and error handling.
+The full matrix is ``lab check --faults`` (about an hour; docs/checks.md has the measured one). Here:
+the fast checks (the friction block, the belt speed, one eel link in still water, the Guo 2015
+formulations; seconds each) under the faults that enter them, the registry's declarations, the
+restoring of every patch, and the CLI's output and error handling.
 """
 
 from __future__ import annotations
@@ -26,7 +26,12 @@ QUICK = {  # fault → the fast check that must catch it (the check's claim it v
     "friction_one_link_sign": "friction_block",  # the lone module is the middle link: it accelerates
     "guo_el_rod_inertia": "nonholonomic_models",  # the E–L mass matrix no longer matches the closed form
     "belt_margin_uncompensated": "belt_speed",  # pulleys rolling as r + 1 mm: the body 3.8 % fast
+    "added_mass_dropped": "hydro_decay",  # a link without u_n decays across its axis faster than eq. 22
+    "fluid_torque_dropped": "hydro_decay",  # the spin no longer decays as eq. 27 says
+    "inertia_from_collision": "hydro_decay",  # the spin's J + λ1 is not the spec's
 }
+# Left to the full matrix for time (measured at load 11): eel_noninertial_added_mass × eel_models (77 s),
+# guo_pfl_mass_10pct × pfl_tracking (450 s: the mismatched PFL makes the 60-s ODE stiff).
 
 
 @pytest.mark.slow
@@ -37,11 +42,15 @@ def test_fast_check_catches_fault(fault_name, check_name):
     assert detail.get("failed") or detail.get("error")
 
 
-def test_the_same_checks_pass_without_a_fault():
+FAST = {"friction_block", "nonholonomic_models", "hydro_decay"}  # < 1 s each; the others are marked slow
+
+
+@pytest.mark.parametrize("name", [n if n in FAST else pytest.param(n, marks=pytest.mark.slow)
+                                  for n in sorted(set(QUICK.values()))])
+def test_the_same_checks_pass_without_a_fault(name):
     """A catch means something only if the check passes the correct engine and models."""
-    for name in sorted(set(QUICK.values())):
-        figs = CHECKS[name].fn([])
-        assert all(f.passed for f in figs.values()), {k: f.value for k, f in figs.items() if not f.passed}
+    figs = CHECKS[name].fn([])
+    assert all(f.passed for f in figs.values()), {k: f.value for k, f in figs.items() if not f.passed}
 
 
 def test_patches_are_restored():

@@ -10,7 +10,7 @@ from ...checks import Figure, check
 
 @check("energy_balance")
 def energy_balance(overrides) -> dict[str, Figure]:
-    """passive-creeping run: |ΔE − ∫(P_in − P_d)dt| / ∫|P_in|dt ≤ 1 % (Wang 2011, eq. 6)"""
+    """passive-creeping run: |ΔE − ∫(P_in − P_d)dt| / ∫|P_in|dt within the measured first-order bar (Wang 2011, eq. 6)"""
     sc = scn.load("snake_passive_creeping", overrides)
     r = run_scenario(sc)
     m = r.metrics

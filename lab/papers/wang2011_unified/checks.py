@@ -98,9 +98,15 @@ def _paper_and_runs(c, case: str, figs: dict) -> None:
     a, b = FIG5_WINDOW
     if t_end >= b:
         wm, wn = c.runs_error(a, b)
-        figs["runs.fig5_window_mean_rel_max"] = info(
-            float(wm.max()), f"the same over the paper's Fig 5 window t = {a:g}–{b:g} s: mean error {_fmt(wm)}, "
-                             f"normalised RMS error {_fmt(wn)}")
+        text = (f"the same over the paper's Fig 5 window t = {a:g}–{b:g} s: mean error {_fmt(wm)}, "
+                f"normalised RMS error {_fmt(wn)}")
+        if case == "manipulation":
+            # The welded chain's servo ringing has died out by then (README: ζ = 0.025 on the heavy mode), so the
+            # window resolves the model itself: a criterion here, information only for locomotion.
+            figs["runs.fig5_window_mean_rel_max"] = Figure.at_most(
+                float(wm.max()), tol("unified.runs_manip_fig5_mean_rel"), text)
+        else:
+            figs["runs.fig5_window_mean_rel_max"] = info(float(wm.max()), text)
 
 
 @check("unified_manipulation")

@@ -115,7 +115,7 @@ def hydro_decay(overrides) -> dict[str, Figure]:
 
 @check("eel_engine")
 def eel_engine(overrides) -> dict[str, Figure]:
-    """engine vs exact eel model over eq. 39's schedule: heading RMS ≤ 2°, CM ≤ 5 % of distance, torque NRMSE ≤ 10 %"""
+    """engine vs exact eel model over eq. 39's schedule: heading RMS, CM path, velocities and joint-torque NRMSE within measured bars"""
     from .analysis import compare
     from . import study as trial
 
