@@ -88,8 +88,10 @@ TOL = {
     # peak may only be higher than the lossless quasi-static model's.
     "climb.peak_ratio_lo": Tol(0.95, "engine/model peak ≥ 0.95 (the engine may only be higher; 5 % for the "
                                      "0.1 s average of the servoed joint torques)"),
-    "climb.peak_ratio_hi": Tol(1.25, "engine/model peak ≤ 1.25 (losses at the riser and the ground pulley)"),
-    "climb.time_rel": Tol(0.15, "flip start → COM over the edge, engine vs model"),
+    "climb.peak_ratio_hi": Tol(1.25, "engine/model peak ≤ 1.25 (losses at the riser and the ground pulley): measured "
+                                     "1.00–1.18 over h 0.05–0.15 m, θ̇ 0.3/0.5 rad/s, growing with h"),
+    "climb.time_rel": Tol(0.15, "flip start → COM over the edge, engine vs model: measured 7.6–11.5 % (the engine "
+                                "always slower: its belt slips 4–6 cm over the edge) × 1.3"),
     # step_climb, where the motor's work goes over the climb window (lab.papers.hu2013_tracked.climb_ledger)
     "climb.ledger_rel": Tol(0.02, "the bar: W = ΔPE + ΔKE + D closes within 2 % (measured |residual| ≤ 1.1 % "
                                   "at h 0.05–0.15 m, θ̇ 0.3/0.5 rad/s: the gear constraints' and slab resets' own work)"),
