@@ -73,7 +73,7 @@ TOL = {
         0.03, "the contact solver's iterative impulses (the belt's gears, the slabs' contacts) do work the ledger "
               "meters only through the reported contact forces; measured 0.07 % of the energy turnover driving on "
               "flat ground, median 0.4 % and at most 1.7 % over the sweep's climbs"),
-    # unified_manipulation (Wang 2011, seed 002): the model's eq. 27 at the engine's states vs the torques it applied.
+    # unified_manipulation (Wang 2011 unified dynamics): the model's eq. 27 at the engine's states vs the torques it applied.
     "unified.manip_torque_rel": Tol(
         1e-6, "issue bar (the paper: 5e-10 to 9e-10 against Newton–Euler); the applied torque is exactly the inverse "
               "dynamics at the state it was computed from and the step's acceleration, so only rounding remains "

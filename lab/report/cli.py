@@ -32,7 +32,7 @@ def cmd_report(args) -> int:
 
     if args.list:
         for s in load_sections().values():
-            print(f"{s.key:<12} {s.title}" + (f"  [{s.paper}]" if s.paper else ""))
+            print(f"{s.key:<18} {s.title}" + (f"  [{s.paper}]" if s.paper else ""))
         return 0
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     if not 1 <= workers <= 256:

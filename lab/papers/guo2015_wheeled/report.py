@@ -1,4 +1,4 @@
-"""Report section ``seed000``: Guo et al. 2015, the passive-wheel snake's unified model and head-tracking PFL.
+"""Report section ``guo2015_wheeled``: Guo et al. 2015, the passive-wheel snake's unified model and head-tracking PFL.
 
 Counterparts of the paper's Figs 4–6 — the head's path against the reference, the joint angles, the joint
 torques — with the engine (scenarios/snake_head_tracking.toml) and the unified model under the same PFL law
@@ -152,9 +152,9 @@ def torque_periodicity(sig, period: float, t0: float = 30.0, t1: float = 36.0) -
     return float(np.abs(later - sig.u[k]).max() / np.abs(sig.u[sig.t >= t0]).max())
 
 
-@section("seed000", title="Passive-wheel snake: unified model, PFL head tracking, engine",
+@section("guo2015_wheeled", title="Passive-wheel snake: unified model, PFL head tracking, engine",
          paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot")
-def seed000(ctx) -> SectionResult:
+def report_section(ctx) -> SectionResult:
     from ...tolerances import tol
     from . import study
     from .checks import nonholonomic_models
@@ -162,7 +162,7 @@ def seed000(ctx) -> SectionResult:
     from concurrent.futures import ThreadPoolExecutor
 
     quick = ctx.quick
-    name = "seed000_snake_head_tracking" + ("_quick" if quick else "")
+    name = "guo2015_wheeled_snake_head_tracking" + ("_quick" if quick else "")
     overrides = {"sim.duration": QUICK_DURATION_S} if quick else {}
     sc = study.load(overrides)
     p = study.model_params(sc)
@@ -173,10 +173,10 @@ def seed000(ctx) -> SectionResult:
                                         study.model_friction_run(sc, min(3.0, sc.sim.duration)),
                                         nonholonomic_models(None)))
         runs = ctx.run_many([(name, SCENARIO, overrides),
-                             ("seed000_rubber_wheels", SCENARIO, {"sim.duration": RUBBER_RUN_S,
+                             ("guo2015_wheeled_rubber_wheels", SCENARIO, {"sim.duration": RUBBER_RUN_S,
                                                                   "robot.wheel_friction": RUBBER_MU})])
         mod, whl, (mu_t, mu_req), models = models_f.result()
-    res, rubber = runs[name], runs["seed000_rubber_wheels"]
+    res, rubber = runs[name], runs["guo2015_wheeled_rubber_wheels"]
     eng = study.from_run(res, wall_s=res.metrics.get("wall_time_s", 0.0))
     slip_t, slip = lateral_velocity_fd(res.series, sc.robot.n_modules)
     rub_t, rub_slip = lateral_velocity_fd(rubber.series, sc.robot.n_modules)
@@ -319,4 +319,4 @@ def seed000(ctx) -> SectionResult:
     return SectionResult(body="\n".join(body), figures=figs, table=rows)
 
 
-__all__ = ["seed000"]
+__all__ = ["report_section"]

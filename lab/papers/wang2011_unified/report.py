@@ -1,4 +1,4 @@
-"""Report section ``seed002``: Wang et al. 2011, unified locomotion/manipulation dynamics.
+"""Report section ``wang2011_unified``: Wang et al. 2011, unified locomotion/manipulation dynamics.
 
 Counterparts of the paper's Fig 5 — (a) the tail's track in locomotion, (b) the snake welded at its
 tail, (c, d) the joint torques of both cases — with the engine (PyBullet, scenarios
@@ -286,9 +286,9 @@ def engine_slip_table(points) -> str:
 # ------------------------------------------------------------------------------------------ section
 
 
-@section("seed002", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
+@section("wang2011_unified", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
          paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf)")
-def seed002(ctx) -> SectionResult:
+def report_section(ctx) -> SectionResult:
     import time
 
     from .params import INERTIA_CHECK
@@ -439,4 +439,4 @@ def seed002(ctx) -> SectionResult:
     return SectionResult(body="\n".join(body), figures=figs, table=table)
 
 
-__all__ = ["seed002"]
+__all__ = ["report_section"]
