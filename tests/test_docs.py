@@ -176,7 +176,7 @@ def _section(doc: str, path: tuple) -> str:
 def test_every_scenario_field_is_documented():
     doc = (DOCS / "scenarios.md").read_text()
     s = _schema()
-    missing = [n for n, p in s["properties"].items() if f"`{n}`" not in doc]
+    missing = [n for n in s["properties"] if f"`{n}`" not in doc and f"`[{n}" not in doc]  # a field or a table
     for key, d in s["$defs"].items():
         table, _, kind = key.partition(".")
         if kind and f'type = "{kind}"' not in doc:
@@ -295,6 +295,47 @@ def test_paper_pages_are_the_reports():
         assert "```bibtex" in text and "@article{" in text
         for img in re.findall(r"\]\((figures/[^)]+)\)", text):
             assert (papers / img).is_file(), img
+
+
+def test_report_docs_writes_pages_keeps_the_others_and_refuses_foreign_folders(tmp_path):
+    """``lab report --docs``: a page per section with its figures, reference, BibTeX and the notes of
+    full runs; ``--only`` with ``--overwrite`` rewrites that page and keeps the others; a folder
+    holding the user's files is refused before anything runs."""
+    from lab.cli import main
+
+    docs = tmp_path / "site" / "papers"
+    notes = tmp_path / "site" / "paper-notes"
+    notes.mkdir(parents=True)
+    (notes / "zhang2018_eel.md").write_text("Measured on a full run: **42**.\n")
+    docs.mkdir()
+    (docs / "guo2015_wheeled.md").write_text("a page the lab did not write")
+    assert main(["report", "--quick", "--only", "zhang2018_eel", "--workers", "1", "--out", str(tmp_path / "r0"),
+                 "--docs", str(docs)]) == 2
+    assert (docs / "guo2015_wheeled.md").read_text() == "a page the lab did not write"
+    assert not (tmp_path / "r0").exists()
+    (docs / "guo2015_wheeled.md").unlink()
+
+    assert main(["report", "--quick", "--only", "zhang2018_eel", "--workers", "1", "--out", str(tmp_path / "r1"),
+                 "--docs", str(docs)]) == 0
+    page = (docs / "zhang2018_eel.md").read_text()
+    assert "**quick** build" in page and "Zhang et al. 2018" in page and "@article{zhang2018_eel," in page
+    assert "Measured on a full run: **42**." in page
+    figs = sorted(p.name for p in (docs / "figures").iterdir())
+    assert figs and all(f.startswith("zhang2018_eel_") for f in figs)
+    assert all(f"(figures/{f})" in page for f in figs)
+    assert "[zhang2018_eel](zhang2018_eel.md)" in (docs / "index.md").read_text()
+    # the report's own figures are the page's: byte for byte
+    assert all((docs / "figures" / f).read_bytes() == (tmp_path / "r1" / "figures" / f).read_bytes() for f in figs)
+
+    # a user's file in the folder survives a rebuild; another section's page stays with --only
+    (docs / "my-notes.txt").write_text("mine")
+    keep = (docs / "zhang2018_eel.md").read_bytes()
+    assert main(["report", "--quick", "--only", "wang2011_unified", "--workers", "1", "--out", str(tmp_path / "r2"),
+                 "--docs", str(docs), "--overwrite"]) == 0
+    assert (docs / "zhang2018_eel.md").read_bytes() == keep and (docs / "wang2011_unified.md").is_file()
+    assert (docs / "my-notes.txt").read_text() == "mine"
+    index = (docs / "index.md").read_text()
+    assert index.index("wang2011_unified.md") < index.index("zhang2018_eel.md")  # the papers by year
 
 
 if __name__ == "__main__":
