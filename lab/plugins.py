@@ -22,6 +22,7 @@ BUILTINS: dict[str, tuple[str, ...]] = {
               "lab.trials.head_tracking"),
     "check": ("lab.checks.friction_block", "lab.papers.wang2011_creeping.checks",
               "lab.papers.wang2011_creeping.turning", *(f"lab.papers.{p}.checks" for p in _PAPERS[1:])),
+    "analysis": ("lab.papers.wang2011_creeping.gait",),
     "report section": tuple(f"lab.papers.{p}.report" for p in _PAPERS),
 }
 

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from .analysis.energy import eta2_interpretations
+from ...analyses import register_analysis
 from ...analysis.recurrence import rhythm_metrics
+from .analysis.energy import eta2_interpretations
 from .analysis.turning import turning_metrics
 
 
+@register_analysis("creeping_gait")
 def gait_metrics(series: dict, scenario) -> dict:
-    """Rhythm (eq. 16), turning circle (Fig 8) and η2 interpretations (Table 2) of a snake gait; empty
-    for a run too short to analyse or a robot with fewer than two joints."""
+    """Wang 2011 passive creeping: rhythm onset (eq. 16), turning circle (Fig 8), η2 interpretations (Table 2).
+
+    Empty for a run too short to analyse or a robot with fewer than two joints."""
     if series["q"].shape[1] < 2 or len(series["t"]) < 3:
         return {}
     m = {}
