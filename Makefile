@@ -6,7 +6,7 @@ LAB    := $(VENV)/bin/lab
 STAMP  := $(VENV)/.installed-stamp
 OUT    ?= runs/flagship
 
-.PHONY: run test docs docs-papers check urdf bench report sweep clean regress-record
+.PHONY: run test docs docs-papers check faults urdf bench report sweep clean regress-record
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ docs-papers: $(STAMP)
 
 check: $(STAMP)
 	$(LAB) check --out runs/checks --overwrite
+
+## every check under every fault (docs/checks.md): which check catches which fault; takes long
+faults: $(STAMP)
+	$(LAB) check --faults --out runs/faults --overwrite
 
 ## rewrite the committed default URDFs under assets/urdf/
 urdf: $(STAMP)

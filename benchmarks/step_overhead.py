@@ -5,10 +5,16 @@ lab:   Simulation.step: controller → force laws → apply torques and forces �
        read the batched snapshot → energy ledger + recorder → divergence check.
 Cases: the snake under passive creeping on Coulomb friction (n = 10, 30), the eel (feedback
 linearisation, hydrodynamics), the tracked robot (contact snapshot, climb controller, contact ledger).
-engine-io: bare + the engine calls the lab needs (batched reads with forward kinematics, torque
-       array, the forces), replaying the lab's own torques and forces from the same saved engine
-       state: the same trajectory and contacts, to separate the engine's I/O cost from the lab's Python.
-       lab/io is the lab's own per-step work over that floor (goal: ≤ 1.25 at n = 10, ≤ 1.10 at 30).
+engine-io: bare + the engine calls a torque + per-link-force step cannot avoid (the floor of its I/O):
+       the base pose and twist, one getJointStates, the one-link forward-kinematics refresh that keeps
+       applyExternalForce's lever arms current, the contact points where the robot records them, the
+       torque array and one applyExternalForce per pushed link (no batched API exists), replaying the
+       lab's own taped torques and forces from the same saved engine state (the same trajectory and
+       contacts), with none of the lab's array building. lab/io is the lab's own per-step work over
+       that floor; lab/bare the whole step over the engine's.
+Each case runs at its scenario's own dt (printed in the header line).
+Output shape (kept for scripts and docs/benchmarks.md): one row per case — label, bare µs, engine-io µs,
+lab µs, lab/io, lab/bare — and a last line with the flagship's real-time factor on CPU time.
 
 The loops' backend is printed: numba, or plain Python under NUMBA_DISABLE_JIT=1 (for debugging only).
 
@@ -18,7 +24,6 @@ Usage: python benchmarks/step_overhead.py [--steps N] [--repeat R] [--only snake
 from __future__ import annotations
 
 import argparse
-import copy
 import statistics
 import time
 
@@ -41,13 +46,25 @@ def _bare(sim: Simulation, n: int, tape) -> float:
 
 
 def _engine_io(sim: Simulation, n: int, tape) -> float:
-    """Replays the lab's own torques and forces (taped from the same start) through the World's engine
-    calls alone: the same trajectory and contacts as the lab column, without the lab's Python."""
+    """Replays the lab's own torques and forces (taped from the same start) through the engine calls
+    alone: the same trajectory and contacts as the lab column, without the lab's Python."""
     w = sim.world
+    b, ids = w.robot, w._joint_ids
+    base_pose, base_vel, joint_states = w._pb_base_pose, w._pb_base_vel, w._pb_joint_states
+    link_state, contacts = w._pb_link_state, w._pb_contacts
+    fk_refresh = w._fk_tree is not None and w.n_links > 1
+    record = w.record_contacts or w.measure_contacts
     t0 = _clock()
-    for tau, applied in tape:
-        s = w.read_state()
-        w.apply(tau, applied, s)
+    for tau, applied, state in tape:
+        base_pose(b)
+        base_vel(b)
+        if ids:
+            joint_states(b, ids)
+        if fk_refresh:
+            link_state(b, 0, computeForwardKinematics=1)
+        if record:
+            contacts(bodyA=b)
+        w.apply(tau, applied, state)
         w.step_engine()
     return (_clock() - t0) / n
 
@@ -66,8 +83,9 @@ def _tape(sim: Simulation, n: int) -> list:
     tape = []
     for _ in range(n):
         tau = sim.controller.act(state)
-        state, applied = sim.step(state)
-        tape.append((tau, applied))
+        new, applied = sim.step(state)
+        tape.append((tau, applied, state))  # the forces act at the COMs of the state they were made from
+        state = new
     return tape
 
 
@@ -79,15 +97,13 @@ def measure(scenario: str, overrides: list[str], steps: int, repeat: int, warmup
         sim = Simulation(scn.load(scenario, [*overrides, "sim.duration=600"]))
         try:
             sim.run(duration=warmup)  # warm up: in motion, contacts established
-            c = sim.world.client
-            start = c.saveState()
-            ctl = copy.deepcopy(sim.controller)  # its integrators, to restart the lab column alike
+            # the engine's state with the lab's own (the belt's gear targets, the controller's integrators):
+            # a bare restoreState left the tracked belt's gears pulling by the whole taped travel
+            start = sim.save_state()
             sim.recorder.start(sim.world.read_state())
             tape = _tape(sim, steps)  # the lab's own inputs, for the engine-io column
             for name, fn in (("bare", _bare), ("engine_io", _engine_io), ("lab", _lab)):
-                c.restoreState(start)
-                sim.world._prev = None
-                sim.controller = copy.deepcopy(ctl)
+                sim.restore_state(start)
                 sim.recorder.start(sim.world.read_state())
                 times[name].append(fn(sim, steps, tape))
         finally:
@@ -98,8 +114,8 @@ def measure(scenario: str, overrides: list[str], steps: int, repeat: int, warmup
 CASES = [  # (label, scenario, overrides, warm-up s)
     ("snake n=10", "snake_passive_creeping", ["robot.n_modules=10"], 2.0),
     ("snake n=30", "snake_passive_creeping", ["robot.n_modules=30"], 2.0),
-    ("eel (hydrodynamics)", "eel_forward_turn", [], 2.0),
-    ("tracked (contacts, climb)", "tracked_step_climb", [], 2.0),
+    ("eel", "eel_forward_turn", [], 2.0),  # feedback linearisation, hydrodynamics
+    ("tracked", "tracked_step_climb", [], 2.0),  # contact snapshot, climb controller, belt slabs
 ]
 
 
@@ -111,23 +127,22 @@ def main() -> None:
     args = ap.parse_args()
     from lab import kernels
 
-    print(f"median of {args.repeat} × {args.steps} steps (process CPU time), dt = 1 ms, kernels: {kernels.BACKEND}")
-    print(f"{'case':>26}  {'bare µs':>8}  {'engine-io µs':>12}  {'lab µs':>8}  {'lab/io':>7}  {'lab/bare':>8}  "
-          f"{'io/bare':>8}")
-    for label, scenario, overrides, warmup in CASES:
-        if args.only and not any(o in label for o in args.only):
-            continue
+    cases = [c for c in CASES if not args.only or any(o in c[0] for o in args.only)]
+    dts = ", ".join(f"{label} {scn.load(sc_, ov).sim.dt * 1e3:g} ms" for label, sc_, ov, _ in cases)
+    print(f"median of {args.repeat} × {args.steps} steps (process CPU time), kernels: {kernels.BACKEND}; dt: {dts}")
+    print(f"{'case':<12}  {'bare µs':>8}  {'engine-io µs':>12}  {'lab µs':>8}  {'lab/io':>7}  {'lab/bare':>8}")
+    for label, scenario, overrides, warmup in cases:
         m = measure(scenario, overrides, args.steps, args.repeat, warmup)
-        print(f"{label:>26}  {m['bare'] * 1e6:8.1f}  {m['engine_io'] * 1e6:12.1f}  {m['lab'] * 1e6:8.1f}  "
-              f"{m['lab'] / m['engine_io']:7.2f}  {m['lab'] / m['bare']:8.2f}  {m['engine_io'] / m['bare']:8.2f}",
-              flush=True)
+        print(f"{label:<12}  {m['bare'] * 1e6:8.1f}  {m['engine_io'] * 1e6:12.1f}  {m['lab'] * 1e6:8.1f}  "
+              f"{m['lab'] / m['engine_io']:7.2f}  {m['lab'] / m['bare']:8.2f}", flush=True)
     sc = scn.load("snake_passive_creeping", [])
     sim = Simulation(sc)
     c0 = _clock()
     res = sim.run()
     cpu = _clock() - c0
     sim.close()
-    print(f"flagship snake_passive_creeping ({sc.sim.duration:g} s): real-time factor {sc.sim.duration / cpu:.1f}× "
+    print(f"flagship snake_passive_creeping ({sc.sim.duration:g} s at dt {sc.sim.dt * 1e3:g} ms): "
+          f"real-time factor {sc.sim.duration / cpu:.1f}× "
           f"on CPU time ({cpu:.2f} s; wall {res.metrics['wall_time_s']:.2f} s)")
 
 

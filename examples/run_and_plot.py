@@ -1,8 +1,9 @@
 """Run a scenario from Python and plot its results with matplotlib.
 
-    python examples/run_and_plot.py --out runs/example_plot [--duration 10]
+    python examples/run_and_plot.py --out runs/example_plot [--duration 30]
 
-Runs the flagship scenario (Wang 2011's passive creeping snake) for ``--duration`` seconds, takes the
+Runs the flagship scenario (Wang 2011's passive creeping snake) for ``--duration`` seconds (default 30 s:
+the creeping gait sets in after ~10–15 s, so a shorter run shows only the start-up), takes the
 recorded samples as a pandas DataFrame (the columns of timeseries.csv) and saves one figure:
 every module's path in the plane and the kinetic energy E(t) against the controller's E_ref.
 """
@@ -21,7 +22,7 @@ import lab
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, required=True, help="folder for the PNG")
-    ap.add_argument("--duration", type=float, default=10.0, help="simulated seconds")
+    ap.add_argument("--duration", type=float, default=30.0, help="simulated seconds (the creeping gait sets in after ~10–15 s)")
     ap.add_argument("--scenario", default="snake_passive_creeping")
     args = ap.parse_args()
 

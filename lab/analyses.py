@@ -12,9 +12,31 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .registry import Registry
+from .views import Headline
 
 ANALYSES: Registry[Callable] = Registry("analysis")
 register_analysis = ANALYSES.register
+
+
+def _straight(m: dict) -> str | None:
+    return "straight path: no turning circle" if m.get("turn.direction") == 0 else None
+
+
+# Each analysis's headline metrics (lab.views.Headline), printed first by `lab run` after the trial's.
+HEADLINES: dict[str, tuple[Headline, ...]] = {
+    "creeping_gait": (
+        Headline("time.rhythmic_s", "rhythm onset (Wang 2011 eq. 16)",
+                 missing="no onset by eq. 16's recurrence criterion (passive creeping settles after ~10 s)"),
+        Headline("rhythm.period_s", missing="no rhythm yet (see time.rhythmic_s)"),
+        Headline("turn.radius_m", "turning circle of the head path (Wang 2011 Fig 8)", undefined=_straight),
+        Headline("turn.direction", "+1 left, −1 right, 0 straight"),
+    ),
+}
+
+
+def headlines(names) -> tuple[Headline, ...]:
+    """The headline metrics of the analyses in ``names``, in order."""
+    return tuple(h for name in names for h in HEADLINES.get(name, ()))
 
 
 def describe(name: str) -> str:
@@ -30,4 +52,4 @@ def run_analyses(names, series: dict, scenario) -> dict:
     return out
 
 
-__all__ = ["ANALYSES", "describe", "register_analysis", "run_analyses"]
+__all__ = ["ANALYSES", "HEADLINES", "describe", "headlines", "register_analysis", "run_analyses"]

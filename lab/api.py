@@ -44,6 +44,7 @@ if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for
 from .errors import LabError
 
 Overrides = Mapping[str, Any] | Sequence[str] | None
+API_OVERRIDE = "overrides[{!r}]"  # how an error names an override: the argument, not the CLI's --set
 
 
 class LabTypeError(LabError, TypeError):
@@ -95,8 +96,9 @@ def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = 
     if isinstance(scenario, scn.Scenario):
         if not overrides:
             return scenario
-        return scn.from_dict(scn.apply_overrides(scenario.to_dict(), _plain(overrides)), where=scenario.name)
-    return scn.load(str(scenario), _plain(overrides))
+        return scn.from_dict(scn.apply_overrides(scenario.to_dict(), _plain(overrides), API_OVERRIDE),
+                             where=scenario.name)
+    return scn.load(str(scenario), _plain(overrides), API_OVERRIDE)
 
 
 def _plain(overrides: Overrides):
@@ -140,14 +142,16 @@ class Result:
 
     @property
     def series(self) -> dict[str, np.ndarray]:
-        """The recorder's arrays: ``t`` (K,), ``xy`` (K, N, 2) link COMs, ``yaw`` (K, N), ``q``, ``qd``,
-        ``tau`` (K, J), energies ``E``, ``E_T``, ``E_R`` and powers/works ``P_in``, ``P_d``, ``W_in``, ``W_d``."""
+        """The recorder's arrays: ``t`` (K,), ``xy`` (K, N, 2) link COMs, ``z``, ``yaw``, ``pitch`` (K, N),
+        ``q``, ``qd``, ``tau`` (K, J), energies ``E``, ``E_T``, ``E_R``, powers/works ``P_in``, ``P_d``,
+        ``W_in``, ``W_d`` and the ledger's ``work.<channel>`` (K,) (lab.recorder.Recorder.series)."""
         return self.run.series
 
     @property
     def timeseries(self) -> "pd.DataFrame":
-        """timeseries.csv as a DataFrame: ``t, E, …, x_i, y_i, yaw_i, q_j, qd_j, tau_j`` (links and joints
-        numbered from the tail), one row per recorded sample (every ``sim.record_every`` steps)."""
+        """timeseries.csv as a DataFrame: ``t, E, …, W_<channel>, balance_residual_J, x_i, y_i, z_i, yaw_i,
+        pitch_i, q_j, qd_j, tau_j`` (links and joints in the engine's order), one row per recorded sample
+        (every ``sim.record_every`` steps); the columns are listed in docs/outputs.md."""
         return _frame(self.run.series)
 
     def save(self, out: str | PathLike, overwrite: bool = False, plots: bool = True) -> Path:
@@ -157,7 +161,8 @@ class Result:
 
         if not isinstance(out, (str, PathLike)):
             raise LabTypeError("out", f"must be a folder path (str or os.PathLike), got {out!r}")
-        return Path(write_run(Path(out), self.run, plots=bool(plots), overwrite=bool(overwrite)))
+        return Path(write_run(Path(out), self.run, plots=bool(plots), overwrite=bool(overwrite), label="out",
+                              flag="overwrite=True"))
 
 
 def _frame(series: dict) -> "pd.DataFrame":

@@ -39,13 +39,29 @@ def _common(p: argparse.ArgumentParser, gui: bool = True) -> None:
         p.add_argument("--gui", action="store_true", help="open the PyBullet window (real-time)")
 
 
+def _loudness(p: argparse.ArgumentParser, top: bool) -> None:
+    """-v, -q, --log-level: on the top-level parser (with their defaults) and again on every
+    subcommand (``lab run X -q`` as ``lab -q run X``), where an absent flag leaves the top-level value."""
+    kw = {} if top else {"default": argparse.SUPPRESS}
+    loud = p.add_mutually_exclusive_group()
+    loud.add_argument("-v", "--verbose", action="store_true", help="log progress (level INFO)", **kw)
+    loud.add_argument("-q", "--quiet", action="store_true", help="log errors only (level ERROR)", **kw)
+    loud.add_argument("--log-level", choices=("debug", "info", "warning", "error"),
+                      help="log level (default: warning)", **({"default": None} if top else kw))
+
+
+def _subcommands(p: argparse.ArgumentParser):
+    """Every subcommand parser below ``p`` (``run``, ``regress check`` …)."""
+    for action in p._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):  # aliases share a parser
+                yield child
+                yield from _subcommands(child)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="lab", description="Virtual robot lab on PyBullet.")
-    loud = ap.add_mutually_exclusive_group()
-    loud.add_argument("-v", "--verbose", action="store_true", help="log progress (level INFO)")
-    loud.add_argument("-q", "--quiet", action="store_true", help="log errors only (level ERROR)")
-    loud.add_argument("--log-level", choices=("debug", "info", "warning", "error"), default=None,
-                      help="log level (default: warning)")
+    _loudness(ap, top=True)
     ap.add_argument("--version", action="version", version=f"lab {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
@@ -60,7 +76,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="engine vs analytic cross-checks")
     p.add_argument("names", nargs="*", help="checks to run (default: all)")
-    p.add_argument("--list", action="store_true", help="list the checks")
+    p.add_argument("--list", action="store_true", help="list the checks (with --faults: the faults)")
+    p.add_argument("--faults", nargs="*", default=None, metavar="FAULT",
+                   help="run the checks under each named fault (none named: all) and write the matrix "
+                        "faults.json: which check catches which fault")
     _common(p, gui=False)
 
     p = sub.add_parser("urdf", help="write a robot's URDF")
@@ -75,6 +94,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for extra in _extra_commands():
         extra(sub)
+    for child in _subcommands(ap):
+        if not any("--quiet" in a.option_strings for a in child._actions):
+            _loudness(child, top=False)
     return ap
 
 
@@ -141,16 +163,26 @@ def cmd_run(args) -> int:
     return EXIT_DIVERGED if result.status == "diverged" else EXIT_OK
 
 
+def headlines(scenario) -> tuple:
+    """The run's headline metrics: the trial's, then the analyses' the scenario asks for, then the robot's."""
+    from .analyses import headlines as analysis_headlines
+    from .robots.base import hooks
+
+    trial = scenario.trial
+    return ((*trial.headline,) if trial is not None else ()) + analysis_headlines(scenario.analyses) \
+        + tuple(hooks(scenario.robot).headline())
+
+
 def summary(result, out: Path) -> str:
+    """What ``lab run`` prints: status and times, the headline metrics, then the generic ones."""
+    from .views import summary_lines
+
     m = result.metrics
-    keys = ["status", "sim_time_s", "wall_time_s", "realtime_factor", "energy.kinetic_mean_J", "energy.eta2_mean",
-            "energy.balance_residual_rel", "com.displacement_m", "com.speed_mean_mps", "head.path_length_m"]
-    width = max(len(k) for k in keys)
     lines = [f"{result.scenario.name}: {m['status']}" + (f" ({result.error})" if result.error else "")]
-    for k in keys[1:]:
-        if k in m:
-            v = m[k]
-            lines.append(f"  {k:<{width}}  {v:.4g}" if isinstance(v, float) else f"  {k:<{width}}  {v}")
+    sim, wall, rtf = m.get("sim_time_s"), m.get("wall_time_s"), m.get("realtime_factor")
+    if sim is not None and wall is not None:
+        lines.append(f"  {sim:.4g} s simulated in {wall:.3g} s wall" + (f" ({rtf:.3g}× real time)" if rtf else ""))
+    lines += summary_lines(m, headlines(result.scenario))
     lines.append(f"  results in {out}/ (metrics.json, timeseries.csv, scenario.toml, provenance.json, *.png)")
     return "\n".join(lines)
 
@@ -159,6 +191,12 @@ def cmd_check(args) -> int:
     from .checks import CHECKS, run_checks
     from .outputs import prepare, unique_default
 
+    if args.list and args.faults is not None:
+        from .checks.faults import FAULTS
+
+        for name, f in FAULTS.items():
+            print(f"{name:<26} {f.degrades}")
+        return EXIT_OK
     if args.list:
         for name, chk in CHECKS.items():
             print(f"{name:<18} {chk.doc}")
@@ -168,12 +206,32 @@ def cmd_check(args) -> int:
     for n in names:
         if n not in CHECKS:
             raise LabError("lab check", f"unknown check {n!r}; allowed: {', '.join(CHECKS)}")
+    if args.faults is not None:
+        return _check_faults(args, names, started)
     out = args.out or unique_default(Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "check", overwrite=args.overwrite)
     ok, table = run_checks(names, args.overrides, output, command=args.command, started=started,
                            progress=sys.stderr.isatty())
     print(table)
     print(f"checks.json in {out}/")
+    return EXIT_OK if ok else 1
+
+
+def _check_faults(args, names: list[str], started: float) -> int:
+    """``lab check [CHECK...] --faults [FAULT...]``: the fault matrix (lab.checks.faults)."""
+    from .checks.faults import FAULTS, run_faults
+    from .outputs import prepare, unique_default
+
+    faults = args.faults or list(FAULTS)
+    for n in faults:
+        if n not in FAULTS:
+            raise LabError("--faults", f"unknown fault {n!r}; allowed: {', '.join(FAULTS)}")
+    out = args.out or unique_default(Path("runs") / f"faults-{time.strftime('%Y%m%d-%H%M%S')}")
+    output = prepare(out, "check", overwrite=args.overwrite)
+    ok, table = run_faults(faults, names, args.overrides, output, command=args.command, started=started,
+                           progress=sys.stderr.isatty())
+    print(table)
+    print(f"faults.json in {out}/")
     return EXIT_OK if ok else 1
 
 
@@ -244,6 +302,10 @@ def main(argv: list[str] | None = None) -> int:
             args = build_parser().parse_args(argv)
         except SystemExit as exc:  # --help and --version print and stop
             return exc.code if isinstance(exc.code, int) else EXIT_OK
+        given = [flag for flag, on in (("-v/--verbose", args.verbose), ("-q/--quiet", args.quiet),
+                                       ("--log-level", args.log_level is not None)) if on]
+        if len(given) > 1:  # one before the subcommand, one after
+            raise LabError("lab", f"argument {given[1]}: not allowed with argument {given[0]}")
         level = (args.log_level.upper() if args.log_level else
                  "INFO" if args.verbose else "ERROR" if args.quiet else "WARNING")
         logging.getLogger().setLevel(level)

@@ -94,6 +94,27 @@ def open_viewer(options: str = GUI_OPTIONS):
     return c
 
 
+def clear_viewer(viewer) -> bool:
+    """Empty a mirror's viewer for another world (its bodies, sliders and debug items), so one window
+    serves episode after episode (lab.envs); False if the window has gone."""
+    try:
+        viewer.resetSimulation()
+        viewer.removeAllUserParameters()
+        viewer.removeAllUserDebugItems()
+        return True
+    except pb.error:
+        return False
+
+
+def close_viewer(viewer) -> None:
+    """Disconnect a viewer that no overlay owns (nothing happens if the window has gone)."""
+    try:
+        with quiet_stdout():
+            viewer.disconnect()
+    except pb.error:
+        pass
+
+
 class _Mirror:
     """Visual-only copies, in a viewer client, of every body of a DIRECT client; ``sync`` moves
     them to the physics client's poses (one reset per visual shape per frame).
@@ -193,6 +214,17 @@ class GuiOverlay:
         L = robot_length(world)
         link = m.link_length if m is not None else 0.1
         self._cam = [max(0.3, 1.0 * L), 30.0, -35.0]  # distance, yaw, pitch (used if the GUI can't tell us)
+        # A robot before a step (lab.arenas.step: the riser faces −x at x = step_x): framed side-on, the
+        # camera looking along +y so x runs left to right, aimed between the robot and the riser.
+        from .arenas.step import Stairs, Step
+
+        self._riser_W: np.ndarray | None = None
+        self._robot_size = L
+        if isinstance(world.arena, (Step, Stairs)) and world.arena.step_height > 0:
+            x_e, h = world.arena.edge
+            self._riser_W = np.array([x_e, 0.0, 0.5 * h])
+            com_x = float(world.read_state().com_W[0])
+            self._cam = [max(0.6, 1.4 * (abs(x_e - com_x) + L)), 0.0, -12.0]
         self._text_dz = 0.25 * L
         # A force equal to one link's weight is drawn two link lengths long.
         if m is not None and m.mass.size:
@@ -212,6 +244,8 @@ class GuiOverlay:
         self._com_next = 0
         self._com_last: list[float] | None = None
         self._text_id = -1
+        self._legend_id = -1
+        self._panel_id = -1
         self._draw_s = 0.0
         self._sync_s = 0.0
         self._wall0: float | None = None
@@ -328,6 +362,8 @@ class GuiOverlay:
 
     def _follow(self, com_W: np.ndarray) -> None:
         com = np.asarray(com_W, dtype=float)
+        if self._riser_W is not None and abs(com[0] - self._riser_W[0]) < self._robot_size:
+            com = 0.5 * (com + self._riser_W)  # near the step: keep the riser in the frame
         if self._target is None:  # first call: our framing, centred on the robot
             self._target = com.copy()
         else:
@@ -392,6 +428,20 @@ class GuiOverlay:
         text = f"t = {state.t:6.2f} s   E = {state.kinetic_energy * 1e3:8.3f} mJ"
         kw = {"replaceItemUniqueId": self._text_id} if self._text_id >= 0 else {}
         self._text_id = self.client.addUserDebugText(text, pos, TEXT_RGB, 1.3, 0, **kw)
+        # the arrows' scale, on a line of its own above the label (empty while the arrows are hidden)
+        from .overlay import arrow_legend
+
+        legend = arrow_legend(self.arrow_scale) if self.show_arrows else ""
+        pos[2] += 0.3 * self._text_dz
+        kw = {"replaceItemUniqueId": self._legend_id} if self._legend_id >= 0 else {}
+        self._legend_id = self.client.addUserDebugText(legend, pos, ARROW_RGB, 1.1, 0, **kw)
+        # our own panel: the controller sliders' names and values, in the order of the window's Params
+        # panel, whose widget text Mesa's software renderer (Xvfb) draws only in some frames
+        panel = "sliders: " + "  ".join(f"{n} = {v:.3g}" for n, v in self._slider_last.items()) \
+            if self._slider_last else ""
+        pos[2] += 0.3 * self._text_dz  # stacked above the label and the legend, clear of the robot
+        kw = {"replaceItemUniqueId": self._panel_id} if self._panel_id >= 0 else {}
+        self._panel_id = self.client.addUserDebugText(panel, pos, TEXT_RGB, 1.0, 0, **kw)
 
     def _draw_overlay(self, state, F_W=None) -> None:
         """Lines and a label the controller and ``overlay_sources`` offer, ``gui_overlay(state) ->

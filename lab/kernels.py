@@ -125,4 +125,144 @@ def contact_power2(contacts, p_pre, v_pre, w_pre, v_post, w_post):
     return p
 
 
-__all__ = ["BACKEND", "COMPILED", "compiled", "contact_power2", "contact_rows", "energies", "joint_power2", "power2"]
+REVOLUTE, PRISMATIC, FIXED = 0, 1, 4  # PyBullet's joint type numbers (JOINT_REVOLUTE, _PRISMATIC, _FIXED)
+
+
+@compiled
+def forward_kinematics(flat, R, tree, frames, qj):
+    """The snapshot's link rows from the base row and the joint states: one pass down the URDF tree.
+
+    ``flat`` (N, 13) rows [p_W, quat_W (xyzw), v_W, w_W] of each link's COM frame: row 0 (the base, as
+    the engine reports it) is read, rows 1… written; ``R`` (N, 3, 3) R_WB of each COM frame, all rows
+    written (row 0 from the base quaternion). ``qj`` (J, 2) the movable joints' [angle (or travel), rate]
+    as getJointStates gives them. Per link k ≥ 1 (engine link k − 1), ``tree[k]`` = [parent row, joint
+    type (REVOLUTE, PRISMATIC or FIXED), row of ``qj`` (−1: fixed)] and ``frames[k]`` = [axis_L (3): the
+    joint axis in the link frame, e_P (3): the pivot from the parent's COM in the parent's COM frame,
+    d_L (3): the COM from the pivot in the link frame, R_PJ (9, row-major): the joint frame's rotation in
+    the parent's COM frame] (packed so that a call passes five arrays: the dispatch costs per argument).
+    The link COM frame is the link frame (the World uses this pass only when every inertial frame is
+    unrotated). Rigid-body kinematics:
+
+        R_k = R_p R_PJ Rot(a, q),  p_k = p_p + R_p e_P + R_k d_L (+ a_W q, prismatic),
+        ω_k = ω_p + a_W q̇ (revolute),  v_k = v_p + ω_p × (p_k − p_p) + a_W q̇ × (p_k − pivot) (revolute)
+        or + a_W q̇ (prismatic),
+
+    what Bullet's btMultiBody::forwardKinematics and getLinkStates(computeForwardKinematics=1,
+    computeLinkVelocity=1) compute (tests/test_world.py compares them to 1e-12 on every robot); each
+    quaternion is taken from its matrix as btMatrix3x3::getRotation does, so its sign is Bullet's.
+    """
+    x, y, z, w = flat[0, 3], flat[0, 4], flat[0, 5], flat[0, 6]
+    _quat_to_matrix(x, y, z, w, R, 0)
+    RJ = np.empty((3, 3))
+    Q = np.empty((3, 3))
+    piv = np.empty(3)
+    aw = np.empty(3)
+    for k in range(1, flat.shape[0]):
+        p = tree[k, 0]
+        t = tree[k, 1]
+        jr = tree[k, 2]
+        qk = qj[jr, 0] if jr >= 0 else 0.0
+        qdk = qj[jr, 1] if jr >= 0 else 0.0
+        # joint frame in world: R_W J = R_p R_PJ; the pivot
+        for i in range(3):
+            for j in range(3):
+                RJ[i, j] = R[p, i, 0] * frames[k, 9 + j] + R[p, i, 1] * frames[k, 12 + j] + R[p, i, 2] * frames[k, 15 + j]
+        for i in range(3):
+            piv[i] = flat[p, i] + R[p, i, 0] * frames[k, 3] + R[p, i, 1] * frames[k, 4] + R[p, i, 2] * frames[k, 5]
+        ax, ay, az = frames[k, 0], frames[k, 1], frames[k, 2]
+        if t == REVOLUTE:  # Rodrigues: Rot(a, q) = cos q 1 + sin q [a]× + (1 − cos q) a aᵀ
+            c, s = math.cos(qk), math.sin(qk)
+            u = 1.0 - c
+            Q[0, 0] = c + u * ax * ax
+            Q[0, 1] = u * ax * ay - s * az
+            Q[0, 2] = u * ax * az + s * ay
+            Q[1, 0] = u * ay * ax + s * az
+            Q[1, 1] = c + u * ay * ay
+            Q[1, 2] = u * ay * az - s * ax
+            Q[2, 0] = u * az * ax - s * ay
+            Q[2, 1] = u * az * ay + s * ax
+            Q[2, 2] = c + u * az * az
+            for i in range(3):
+                for j in range(3):
+                    R[k, i, j] = RJ[i, 0] * Q[0, j] + RJ[i, 1] * Q[1, j] + RJ[i, 2] * Q[2, j]
+        else:
+            for i in range(3):
+                for j in range(3):
+                    R[k, i, j] = RJ[i, j]
+        for i in range(3):
+            aw[i] = R[k, i, 0] * ax + R[k, i, 1] * ay + R[k, i, 2] * az
+        for i in range(3):
+            flat[k, i] = piv[i] + R[k, i, 0] * frames[k, 6] + R[k, i, 1] * frames[k, 7] + R[k, i, 2] * frames[k, 8]
+            if t == PRISMATIC:
+                flat[k, i] += aw[i] * qk
+        rx, ry, rz = flat[k, 0] - flat[p, 0], flat[k, 1] - flat[p, 1], flat[k, 2] - flat[p, 2]
+        wx, wy, wz = flat[p, 10], flat[p, 11], flat[p, 12]
+        vx = flat[p, 7] + wy * rz - wz * ry
+        vy = flat[p, 8] + wz * rx - wx * rz
+        vz = flat[p, 9] + wx * ry - wy * rx
+        if t == REVOLUTE:
+            gx, gy, gz = aw[0] * qdk, aw[1] * qdk, aw[2] * qdk
+            sx, sy, sz = flat[k, 0] - piv[0], flat[k, 1] - piv[1], flat[k, 2] - piv[2]
+            vx += gy * sz - gz * sy
+            vy += gz * sx - gx * sz
+            vz += gx * sy - gy * sx
+            wx += gx
+            wy += gy
+            wz += gz
+        elif t == PRISMATIC:
+            vx += aw[0] * qdk
+            vy += aw[1] * qdk
+            vz += aw[2] * qdk
+        flat[k, 7], flat[k, 8], flat[k, 9] = vx, vy, vz
+        flat[k, 10], flat[k, 11], flat[k, 12] = wx, wy, wz
+        _matrix_to_quat(R, k, flat)
+
+
+@compiled
+def _quat_to_matrix(x, y, z, w, R, k):
+    """R[k] from the unit quaternion (x, y, z, w), as btMatrix3x3::setRotation."""
+    d = x * x + y * y + z * z + w * w
+    s = 2.0 / d
+    xs, ys, zs = x * s, y * s, z * s
+    wx, wy, wz = w * xs, w * ys, w * zs
+    xx, xy, xz = x * xs, x * ys, x * zs
+    yy, yz, zz = y * ys, y * zs, z * zs
+    R[k, 0, 0] = 1.0 - (yy + zz)
+    R[k, 0, 1] = xy - wz
+    R[k, 0, 2] = xz + wy
+    R[k, 1, 0] = xy + wz
+    R[k, 1, 1] = 1.0 - (xx + zz)
+    R[k, 1, 2] = yz - wx
+    R[k, 2, 0] = xz - wy
+    R[k, 2, 1] = yz + wx
+    R[k, 2, 2] = 1.0 - (xx + yy)
+
+
+@compiled
+def _matrix_to_quat(R, k, flat):
+    """flat[k, 3:7] = the quaternion (x, y, z, w) of R[k], as btMatrix3x3::getRotation (its sign too)."""
+    m = R[k]
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0.0:
+        s = math.sqrt(trace + 1.0)
+        flat[k, 6] = 0.5 * s
+        s = 0.5 / s
+        flat[k, 3] = (m[2, 1] - m[1, 2]) * s
+        flat[k, 4] = (m[0, 2] - m[2, 0]) * s
+        flat[k, 5] = (m[1, 0] - m[0, 1]) * s
+    else:
+        if m[0, 0] < m[1, 1]:
+            i = 2 if m[1, 1] < m[2, 2] else 1
+        else:
+            i = 2 if m[0, 0] < m[2, 2] else 0
+        j = (i + 1) % 3
+        kk = (i + 2) % 3
+        s = math.sqrt(m[i, i] - m[j, j] - m[kk, kk] + 1.0)
+        flat[k, 3 + i] = 0.5 * s
+        s = 0.5 / s
+        flat[k, 6] = (m[kk, j] - m[j, kk]) * s
+        flat[k, 3 + j] = (m[j, i] + m[i, j]) * s
+        flat[k, 3 + kk] = (m[kk, i] + m[i, kk]) * s
+
+
+__all__ = ["BACKEND", "COMPILED", "compiled", "contact_power2", "contact_rows", "energies", "forward_kinematics", "joint_power2", "power2"]

@@ -65,6 +65,9 @@ def run_metrics(series: dict, balance: dict, head: int | None = None) -> dict:
     if head is not None:
         p_head = xy[:, head, :]
         m["head.path_length_m"] = float(np.linalg.norm(np.diff(p_head, axis=0), axis=1).sum())
+        if "yaw" in series:  # the chain's heading change (Zhang 2018's eel turns; a snake's drift)
+            heading = body_heading(series["yaw"])
+            m["heading.change_deg"] = float(np.degrees(heading[-1] - heading[0]))
     com = series["com"][:, :2]  # mass-weighted COM, ground plane
     m["com.displacement_m"] = float(np.linalg.norm(com[-1] - com[0]))
     if span > 0:
@@ -75,6 +78,12 @@ def run_metrics(series: dict, balance: dict, head: int | None = None) -> dict:
         m["joints.amplitude_mean_rad"] = float((0.5 * (q2.max(axis=0) - q2.min(axis=0))).mean())
         m["joints.torque_rms_Nm"] = float(np.sqrt((series["tau"][h] ** 2).mean()))
     return m
+
+
+def body_heading(yaw: np.ndarray) -> np.ndarray:
+    """The chain's heading at each sample [rad]: the direction of the mean of its links' x axes
+    (the circular mean of the link yaws), unwrapped over time so that turns accumulate (positive = left)."""
+    return np.unwrap(np.arctan2(np.sin(yaw).mean(axis=1), np.cos(yaw).mean(axis=1)))
 
 
 def json_safe(metrics: dict) -> dict:

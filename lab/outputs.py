@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import writes
+from .views import PLOT_FILES
 from .errors import LabError
 
 log = logging.getLogger(__name__)
@@ -44,8 +45,7 @@ log = logging.getLogger(__name__)
 # What each kind of output may write at its top level: a file here that the marker does not list is
 # never replaced (the run's names are lab.analysis.plots.run_plots' and lab.results.write_run's).
 KINDS: dict[str, tuple[str, ...]] = {
-    "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", "trajectories.png",
-            "joint_angles.png", "torques.png", "energy.png", "energy_balance.png"),
+    "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", *PLOT_FILES),
     "check": ("checks.json", "provenance.json"),
     "sweep": ("sweep.toml", "runs.json", "events.log", "results.csv", "results.parquet", "rows", "runs",
               "provenance.json"),
@@ -262,6 +262,7 @@ class Output:
     kind: str
     label: str = "--out"
     overwrite: bool = False
+    flag: str = "--overwrite"  # how the error messages name the overwrite switch (the API: overwrite=True)
     previous: dict | None = None
     name: str | None = None  # a sweep's name, kept in its marker
     written: set = field(default_factory=set)  # entries written by this command (incremental kinds)
@@ -341,7 +342,7 @@ class Output:
                                                f"of another kind; choose another folder")
                 if self.previous is None and not self.overwrite:
                     raise LabError(self.where, f"a lab {self.kind} appeared here while the lab was running; nothing "
-                                               "was replaced: pass --overwrite or choose another folder")
+                                               f"was replaced: pass {self.flag} or choose another folder")
                 self.previous = current
             with writes.temporary(self.path / "lab-partial", folder=True) as tmp:
                 build(tmp)
@@ -420,7 +421,7 @@ class Output:
 
 
 def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "--out",
-            name: str | None = None) -> Output:
+            name: str | None = None, flag: str = "--overwrite") -> Output:
     """Apply the folder rule to ``path`` for an output of ``kind``, before any work starts; raises a
     LabError (exit 2) naming the folder when the lab may not write there. Changes nothing on disk."""
     if kind not in KINDS:
@@ -451,7 +452,7 @@ def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "
                     raise LabError(where, f"holds the sweep {previous['name']!r}, not {name!r}; "
                                           "choose another folder")
             elif not overwrite:
-                raise LabError(where, f"holds a previous lab {kind}; pass --overwrite to replace it "
+                raise LabError(where, f"holds a previous lab {kind}; pass {flag} to replace it "
                                       "(only the lab's own files go) or choose another folder")
             own = {rel.split("/")[0] for rel in previous["files"]}  # figures/x.png: figures/ is the lab's
             for entry in KINDS[kind]:
@@ -462,10 +463,10 @@ def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "
     else:
         probe_in = _through_file(path, where)
     _probe(probe_in, where)
-    return Output(path=path, kind=kind, label=label, overwrite=overwrite, previous=previous, name=name)
+    return Output(path=path, kind=kind, label=label, overwrite=overwrite, previous=previous, name=name, flag=flag)
 
 
-def check_file(path: Path | str, label: str, overwrite: bool = False) -> Path:
+def check_file(path: Path | str, label: str, overwrite: bool = False, flag: str = "--overwrite") -> Path:
     """A single output file (``urdf -o``, ``--video``, ``--screenshot``): refused if it is a folder or
     not a regular file, if its path runs through a file, if it exists and ``overwrite`` is not set, or
     if its folder is not writable. Changes nothing on disk."""
@@ -483,7 +484,7 @@ def check_file(path: Path | str, label: str, overwrite: bool = False) -> Path:
         if not stat.S_ISREG(mode):
             raise LabError(where, "exists and is not a regular file; choose another name")
         if not overwrite:
-            raise LabError(where, "exists; pass --overwrite to replace it or choose another name")
+            raise LabError(where, f"exists; pass {flag} to replace it or choose another name")
         probe_in = Path(os.path.abspath(path)).parent
     else:
         probe_in = _through_file(path, where)

@@ -11,7 +11,8 @@ matrices (PyBullet's column-major 4×4 lists, OpenGL clip space) and draws them 
 * head trail (blue) and COM trail (orange), the last ``trail_max`` points;
 * lines offered by the controller and the force laws (``gui_overlay(state) -> (lines, text)``: the
   tracked robot's support triangle, the drag trial's rope), with their own colours;
-* a label in the top-left corner: ``t``, the kinetic energy, and the sources' texts.
+* a label in the top-left corner: ``t``, the kinetic energy, the arrows' scale (:func:`arrow_legend`)
+  and the sources' texts.
 
 A point behind the camera (clip w ≤ 0) is not drawn; a segment with one end behind it is dropped.
 """
@@ -35,6 +36,13 @@ def arrow_scale(world) -> float:
     if m is not None and m.mass.size:
         return 2.0 * m.link_length / max(1e-9, float(m.mass.mean()) * max(m.gravity, 1e-9))
     return 0.05
+
+
+def arrow_legend(scale: float) -> str:
+    """The arrows' scale in words: what one newton is drawn as (the force laws' output on each link)."""
+    cm = 100.0 * scale
+    return f"red arrows: force laws on each link, 1 N = {cm:.3g} cm" if cm >= 0.1 else \
+        f"red arrows: force laws on each link, 1 N = {1000 * scale:.3g} mm"
 
 
 def project(points_W, view, proj, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
@@ -90,6 +98,8 @@ class Scene:
                 if np.linalg.norm(f) * self.scale > 1e-4:
                     segs.append((p, p + self.scale * f, ARROW_RGB, 2, True))
         texts = [f"t = {s.t:6.2f} s   E = {s.kinetic_energy * 1e3:8.3f} mJ"]
+        if self.applied is not None:
+            texts.append(arrow_legend(self.scale))
         for src in self.sources:
             lines, txt = src.gui_overlay(s)
             for p0, p1, rgb in lines:
@@ -150,4 +160,4 @@ def _arrow_head(d, p, q, col) -> None:
     d.polygon([tuple(q), tuple(back + side), tuple(back - side)], fill=col)
 
 
-__all__ = ["Scene", "draw", "project", "arrow_scale"]
+__all__ = ["Scene", "arrow_legend", "arrow_scale", "draw", "project"]

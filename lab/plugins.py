@@ -20,9 +20,10 @@ BUILTINS: dict[str, tuple[str, ...]] = {
     "arena": ("lab.arenas.ground", "lab.arenas.step"),
     "trial": ("lab.trials.drag_course", "lab.trials.step_climb", "lab.trials.welded_tail",
               "lab.trials.head_tracking"),
-    "check": ("lab.checks.friction_block", "lab.papers.wang2011_creeping.checks",
+    "check": ("lab.checks.friction_block", "lab.checks.belt_speed", "lab.papers.wang2011_creeping.checks",
               "lab.papers.wang2011_creeping.turning", *(f"lab.papers.{p}.checks" for p in _PAPERS[1:])),
     "analysis": ("lab.papers.wang2011_creeping.gait",),
+    "fault": ("lab.checks.faults",),
     "report section": tuple(f"lab.papers.{p}.report" for p in _PAPERS),
 }
 

@@ -38,7 +38,11 @@ class Recorder:
         self.P_d = np.zeros(n)
         self.W_in = np.zeros(n)
         self.W_d = np.zeros(n)
+        self.W_g = np.zeros(n)  # gravity's and the engine contacts' work so far (0 unless the ledger meters them)
+        self.W_c = np.zeros(n)
         self.xy = np.zeros((n, n_links, 2))  # each link's COM in the ground plane
+        self.z = np.zeros((n, n_links))  # each link's COM height (side views: the tracked robot on a step)
+        self.pitch = np.zeros((n, n_links))  # elevation of each link's x axis above the ground plane (rad)
         self.com = np.zeros((n, 3))  # the robot's mass-weighted centre of mass (RobotState.com_W)
         self.yaw = np.zeros((n, n_links))
         self.q = np.zeros((n, n_joints))
@@ -46,6 +50,10 @@ class Recorder:
         self.tau = np.zeros((n, n_joints))
         self.fn = np.zeros((n, n_links))
         self.force_names = list(force_names)
+        # each channel's cumulative work at the samples (the ledger's columns: timeseries.csv W_<channel>)
+        self.W_law = np.zeros((n, len(force_names)))
+        self.W_gravity = np.zeros(n)
+        self.W_contacts = np.zeros(n)
         # Ledger totals (every step).
         self.E0 = 0.0
         self.work_in = 0.0
@@ -107,7 +115,12 @@ class Recorder:
         self.P_d[k] = p_d
         self.W_in[k] = self.work_in
         self.W_d[k] = -sum(self.work_ext.values())
+        self.W_law[k] = [self.work_ext[name] for name in self.force_names]
+        self.W_gravity[k] = self.work_gravity
+        self.W_contacts[k] = self.work_contact
         self.xy[k] = s.p_W[:, :2]
+        self.z[k] = s.p_W[:, 2]
+        self.pitch[k] = np.arcsin(np.clip(s.x_axis_W[:, 2], -1.0, 1.0))
         self.com[k] = s.com_W
         self.yaw[k] = s.yaw
         self.q[k] = s.q
@@ -117,11 +130,28 @@ class Recorder:
             self.fn[k] = s.fn
         self.k = k + 1
 
+    @property
+    def metered(self) -> bool:
+        """True when the ledger books gravity and the engine's contact forces (runs on engine contacts)."""
+        return self.mg_W is not None
+
     def series(self) -> dict[str, np.ndarray]:
-        """The recorded samples (trimmed to what was written)."""
+        """The recorded samples (trimmed to what was written). ``work.<channel>`` is each channel the
+        ledger books, as cumulative work [J] at the samples: ``work.joints`` (τ·q̇), every force law by
+        its scenario name (``work.friction``, ``work.hydro``, ``work.tether``, ``work.cleats`` …) and,
+        on engine contacts, ``work.gravity`` and ``work.contacts``. ΔE − Σ work is the balance
+        residual of :meth:`balance`."""
         k = self.k
-        return {name: getattr(self, name)[:k] for name in
-                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "com", "yaw", "q", "qd", "tau", "fn")}
+        out = {name: getattr(self, name)[:k] for name in
+               ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "z", "pitch", "com", "yaw", "q", "qd",
+                "tau", "fn")}
+        out["work.joints"] = self.W_in[:k]
+        for i, name in enumerate(self.force_names):  # a law named like a ledger channel keeps its own column
+            out[f"work.{name}_law" if name in ("joints", "gravity", "contacts") else f"work.{name}"] = self.W_law[:k, i]
+        if self.metered:
+            out["work.gravity"] = self.W_gravity[:k]
+            out["work.contacts"] = self.W_contacts[:k]
+        return out
 
     def balance(self, E_end: float) -> dict[str, float]:
         """ΔE − ∫(P_in − P_d)dt, absolute and relative to ∫|P_in|dt (plus |W_gravity| + |W_contacts|
@@ -139,6 +169,18 @@ class Recorder:
         if self.mg_W is not None:
             out.update(gravity_work_J=self.work_gravity, contact_work_J=self.work_contact)
         return out
+
+
+def work_channels(series: dict) -> dict[str, np.ndarray]:
+    """Each channel the energy ledger books → its cumulative work [J] (lab.recorder.Recorder.series)."""
+    return {k[len("work."):]: v for k, v in series.items() if k.startswith("work.")}
+
+
+def balance_residual(series: dict) -> np.ndarray:
+    """(E − E(0)) − Σ channels' work at every sample: what the ledger leaves unexplained [J]."""
+    E = series["E"]
+    total = sum(work_channels(series).values())
+    return (E - E[0]) - total if len(E) else E
 
 
 def contact_power(contacts: np.ndarray, pre: RobotState, post: RobotState) -> float:

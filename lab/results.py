@@ -11,6 +11,7 @@ import numpy as np
 
 from . import writes
 from .outputs import Output, prepare
+from .recorder import balance_residual, work_channels
 
 
 def write_text_atomic(path: Path, text: str) -> None:
@@ -41,16 +42,34 @@ def timeseries_csv(series: dict) -> str:
 
 
 def timeseries_columns(series: dict) -> dict[str, np.ndarray]:
-    """The columns of timeseries.csv (and of :meth:`lab.api.Result.timeseries`), by name, in order."""
+    """The columns of timeseries.csv (and of :meth:`lab.api.Result.timeseries`), by name, in order.
+
+    ``W_<channel>``: the cumulative work [J] of every channel the energy ledger books (``W_joints``,
+    one per force law by its scenario name, and ``W_gravity``, ``W_contacts`` on engine contacts);
+    ``balance_residual_J`` = (E − E(0)) − Σ W_<channel>, the ledger's residual at each sample (its last
+    value is metrics.json's ``energy.balance_residual_J``). Per-link columns (``x_i y_i z_i yaw_i
+    pitch_i``, the link's COM and the heading and elevation of its x axis) and per-joint ones (``q_j qd_j
+    tau_j``) are numbered in the engine's order (link 0 = the base; joint j = RobotState.q[j])."""
     cols = {"t": series["t"]}
     for name in ("E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d"):
         cols[name] = series[name]
+    work = work_channels(series)
+    for name, w in work.items():
+        cols[f"W_{name}"] = w
+    if work:
+        cols["balance_residual_J"] = balance_residual(series)
     n_links = series["xy"].shape[1]
     for i in range(n_links):
         cols[f"x_{i}"] = series["xy"][:, i, 0]
         cols[f"y_{i}"] = series["xy"][:, i, 1]
+    if "z" in series:
+        for i in range(n_links):
+            cols[f"z_{i}"] = series["z"][:, i]
     for i in range(n_links):
         cols[f"yaw_{i}"] = series["yaw"][:, i]
+    if "pitch" in series:
+        for i in range(n_links):
+            cols[f"pitch_{i}"] = series["pitch"][:, i]
     for j in range(series["q"].shape[1]):
         cols[f"q_{j}"] = series["q"][:, j]
     for j in range(series["q"].shape[1]):
@@ -63,13 +82,14 @@ def timeseries_columns(series: dict) -> dict[str, np.ndarray]:
 WALL_CLOCK_KEYS = ("wall_time_s", "realtime_factor")  # in provenance.json, not metrics.json
 
 
-def write_run(out, result, plots: bool = True, overwrite: bool = False, provenance: dict | None = None) -> Path:
+def write_run(out, result, plots: bool = True, overwrite: bool = False, provenance: dict | None = None,
+              label: str = "--out", flag: str = "--overwrite") -> Path:
     """timeseries.csv, metrics.json, the resolved scenario.toml, provenance.json and PNG plots.
 
     ``out``: a folder (checked here by :func:`lab.outputs.prepare`) or an already prepared
     :class:`lab.outputs.Output`. metrics.json and timeseries.csv hold only what the scenario and seed
     determine (byte-identical on a rerun); the wall-clock figures go to provenance.json."""
-    output = out if isinstance(out, Output) else prepare(out, "run", overwrite=overwrite)
+    output = out if isinstance(out, Output) else prepare(out, "run", overwrite=overwrite, label=label, flag=flag)
     if provenance is None:
         import time
 

@@ -16,6 +16,7 @@ from .analyses import run_analyses
 from .forces.base import bind
 from .metrics import run_metrics
 from .recorder import Recorder
+from .robots.base import hooks
 from .scenario import Scenario
 from .trials.base import CHECK_EVERY
 from .world import World, pace
@@ -31,6 +32,23 @@ class RunResult:
     scenario: Scenario
     error: str = ""
     extras: dict = field(default_factory=dict)
+    link_names: tuple[str, ...] = ()  # the engine's links, in the order of the per-link series
+    joint_names: tuple[str, ...] = ()  # the movable joints, in the order of series["q"]
+    body_links: tuple[str, ...] = ()  # the robot's body (Robot.body_links), tail first
+    actuated_joints: tuple[str, ...] = ()  # the joints a controller drives (Robot.actuated_joints)
+
+    def views(self) -> tuple:
+        """The plots of this run (:class:`lab.views.View`): the generic ones, then the robot's
+        (:meth:`lab.robots.base.Robot.views`), then the trial's (:meth:`lab.trials.base.Trial.views`)."""
+        from .analysis.plots import GENERIC_VIEWS
+        from .robots.base import hooks
+
+        trial = self.scenario.trial
+        out = (*GENERIC_VIEWS, *hooks(self.scenario.robot).views(), *(trial.views() if trial is not None else ()))
+        names = [v.name for v in out]
+        if len(set(names)) != len(names):
+            raise ValueError(f"views: two views share a file name: {names}")
+        return out
 
 
 class Simulation:
@@ -123,7 +141,7 @@ class Simulation:
         else:
             parts = {name: law(state, t) for name, law in laws}
             applied = total([as_wrench(x) for x in parts.values()], w.n_links)
-        w.apply(tau, applied, state)
+        tau = w.apply(tau, applied, state)  # the torques the motors' lines let through
         w.step_engine()
         new = w.read_state()
         self.recorder.on_step(state, tau, parts, new)
@@ -190,12 +208,33 @@ class Simulation:
             metrics.update(self.trial.metrics(self, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
         extras = {"video_error": self.video.error} if self.video is not None and self.video.error else {}
-        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras)
+        model = self.world.model
+        robot = hooks(sc.robot)
+        return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras,
+                         link_names=tuple(model.link_names), joint_names=tuple(model.joint_names),
+                         body_links=tuple(robot.body_links(tuple(model.link_names))),
+                         actuated_joints=tuple(robot.actuated_joints(tuple(model.joint_names))))
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""
         name = getattr(self.scenario.robot, "head_link", None)
         return None if name is None else self.world.model.link_index(name)
+
+    def save_state(self) -> tuple:
+        """A rewind point: the World's (engine and per-step hooks) and the controller's own state (its
+        integrators, phase and log), for :meth:`restore_state`."""
+        import copy
+
+        return self.world.save_state(), copy.deepcopy(self.controller)
+
+    def restore_state(self, snap: tuple) -> None:
+        """Back to :meth:`save_state`'s point; the recorder is not rewound (start it again to record)."""
+        import copy
+
+        world, ctrl = snap
+        self.world.restore_state(world)
+        # in place: the trial's stop condition and the GUI's overlays hold this controller
+        self.controller.__dict__.update(copy.deepcopy(ctrl).__dict__)
 
     def close(self) -> None:
         if self.gui is not None:

@@ -276,7 +276,7 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
                 raise LabError(f"{where}:forces.{fname}.{field_name}", what) from None
     # Cross-field check: an explicit friction force is stable only if its linear zone is resolved.
     mu = getattr(friction, "mu_max", None)
-    if mu is not None and sim.gravity > 0 and mu > 0:
+    if mu is not None and getattr(friction, "explicit", True) and sim.gravity > 0 and mu > 0:
         dt_max = 2.0 * friction.slip_tol / (mu * sim.gravity)
         if sim.dt >= dt_max:
             raise LabError(f"{where}:sim.dt", f"{sim.dt} s is too large for friction.slip_tol = {friction.slip_tol} m/s "
@@ -359,35 +359,39 @@ def parse_value(text: str):
         return text
 
 
-def apply_overrides(data: dict, overrides: list[str] | dict | None) -> dict:
+SET = "--set {}"  # how an override is named in an error: the CLI's flag (the Python API: "overrides[{!r}]")
+
+
+def apply_overrides(data: dict, overrides: list[str] | dict | None, name: str = SET) -> dict:
+    """``data`` with the overrides applied (dotted keys). ``name`` formats the override an error names."""
     data = copy.deepcopy(data)
     if not overrides:
         return data
-    items = overrides.items() if isinstance(overrides, dict) else [_split(o) for o in overrides]
+    items = overrides.items() if isinstance(overrides, dict) else [_split(o, name) for o in overrides]
     for key, value in items:
         if isinstance(value, str) and not isinstance(overrides, dict):
             value = parse_value(value)
         if table_depth(value) > MAX_TABLE_DEPTH:
-            raise LabError(f"--set {str(key)[:60]}", f"value nests more than {MAX_TABLE_DEPTH} levels deep")
+            raise LabError(name.format(str(key)[:60]), f"value nests more than {MAX_TABLE_DEPTH} levels deep")
         parts = key.split(".")
         if len(parts) > MAX_TABLE_DEPTH:
-            raise LabError(f"--set {key[:60]}…", f"key nests {len(parts)} tables deep; at most {MAX_TABLE_DEPTH}")
+            raise LabError(name.format(key[:60] + "…"), f"key nests {len(parts)} tables deep; at most {MAX_TABLE_DEPTH}")
         if not all(parts):
-            raise LabError(f"--set {key}", "key must be dotted field names like robot.n_modules")
+            raise LabError(name.format(key), "key must be dotted field names like robot.n_modules")
         node = data
         for i, part in enumerate(parts[:-1]):
             nxt = node.setdefault(part, {})
             if not isinstance(nxt, dict):
-                raise LabError(f"--set {key}", f"{'.'.join(parts[: i + 1])} is not a table")
+                raise LabError(name.format(key), f"{'.'.join(parts[: i + 1])} is not a table")
             node = nxt
         node[parts[-1]] = value
     return data
 
 
-def _split(item: str) -> tuple[str, str]:
+def _split(item: str, name: str = SET) -> tuple[str, str]:
     key, sep, value = item.partition("=")
     if not sep or not key.strip():
-        raise LabError(f"--set {item}", "expected KEY=VALUE, e.g. --set friction.mu_n=0.5")
+        raise LabError(name.format(item), "expected KEY=VALUE, e.g. " + name.format("friction.mu_n=0.5"))
     return key.strip(), value.strip()
 
 
@@ -419,9 +423,9 @@ def read_toml(path: Path) -> dict:
     return data
 
 
-def load(name_or_path: str, overrides: list[str] | dict | None = None) -> Scenario:
+def load(name_or_path: str, overrides: list[str] | dict | None = None, name: str = SET) -> Scenario:
     path = resolve_path(name_or_path)
-    data = apply_overrides(read_toml(path), overrides)
+    data = apply_overrides(read_toml(path), overrides, name)
     return from_dict(data, where=str(path))
 
 

@@ -7,8 +7,10 @@ frame W unless the name says otherwise.
 Which instant each field describes (the World reads the snapshot right after ``stepSimulation``,
 which ends at time ``t``; measured in tests/test_world.py):
 
-* ``t, p_W, quat_W, v_W, w_W, q, qd`` and every ``extra`` body: the instant ``t``. Link frames are
-  read with ``computeForwardKinematics=1`` (without it Bullet returns the frames of ``t − dt``).
+* ``t, p_W, quat_W, v_W, w_W, q, qd`` and every ``extra`` body: the instant ``t``. Link frames come
+  from the base state and the joint states through the compiled forward-kinematics pass
+  (:func:`lab.kernels.forward_kinematics`, equal to ``getLinkStates(computeForwardKinematics=1)`` to
+  1e-12; without forward kinematics Bullet returns the frames of ``t − dt``).
 * ``fn`` and ``contacts``: the step that ended at ``t``. Bullet's collision pass runs at the start
   of the step, so the contact *points* sit on the poses of ``t − dt``; the *forces* are that step's
   solver impulses divided by dt, i.e. what acted over [t − dt, t].

@@ -90,23 +90,42 @@ class FollowCamera:
         return np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3]
 
 
-def still(world, state, path, scene=None, width: int = 1024, height: int = 768) -> str:
-    """A headless screenshot of ``state`` (the run's last instant) with the overlays, written
-    atomically: the video's camera, not eased, and the ground grid (visual only)."""
-    from .gui import write_image_atomic
-
+def readable_frame(world, state, scene=None, width: int = 640, height: int = 480, camera=None,
+                   shadow: bool = True) -> np.ndarray:
+    """One RGB frame (height, width, 3) of ``state`` that a person can read, rendered headless: the
+    video's follow camera (``camera``, a :class:`FollowCamera` to reuse between frames so it eases;
+    default a fresh one), the ground grid (visual only, added once per client) and, with a ``scene``
+    (:class:`lab.overlay.Scene`), the overlays of ``--screenshot``: force arrows with their scale,
+    trails, the controller's and force laws' lines, the label. For an environment's ``rgb_array``."""
     if not np.isfinite(state.com_W).all():
         raise ValueError("the robot's pose is not finite (the run diverged)")
-    cam = FollowCamera(world.client, robot_length(world), width, height)
+    cam = camera if camera is not None else FollowCamera(world.client, robot_length(world), width, height)
     if world.model is not None:
         add_ground_grid(world, world.client, center=state.com_W[:2], dots=True)
     view = cam.view(state)
-    rgb = cam.render(view, shadow=True)
+    rgb = cam.render(view, shadow=shadow)
     if scene is not None:
         from .overlay import draw
 
         rgb = draw(rgb, scene, view, cam.proj)
-    return write_image_atomic(path, rgb)
+    return rgb
+
+
+def still(world, state, path, scene=None, width: int = 1024, height: int = 768) -> str:
+    """A headless screenshot of ``state`` (the run's last instant) with the overlays, written
+    atomically: :func:`readable_frame` with the video's camera, not eased."""
+    from .gui import write_image_atomic
+
+    return write_image_atomic(path, readable_frame(world, state, scene, width, height))
+
+
+def follow_camera(world, width: int, height: int, alpha: float = 1.0) -> FollowCamera:
+    """The video's camera for rendering ``world`` frame by frame (the environments' ``rgb_array``), with
+    the ground grid added (visual only: no physics)."""
+    cam = FollowCamera(world.client, robot_length(world), width, height, alpha=alpha)
+    if world.model is not None:
+        add_ground_grid(world, world.client, center=world.read_state().com_W[:2], dots=True)
+    return cam
 
 
 def _space_left(path: str) -> int:
@@ -278,4 +297,4 @@ class VideoWriter:
         self.close()
 
 
-__all__ = ["VideoWriter", "FollowCamera", "still", "SUFFIXES"]
+__all__ = ["VideoWriter", "FollowCamera", "readable_frame", "still", "SUFFIXES"]

@@ -13,12 +13,14 @@ import math
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 
 import numpy as np
 from .engine import connect, pb, quiet_stdout
 
+from .actuators import Motors
 from .errors import Diverged
-from .kernels import contact_rows
+from .kernels import contact_rows, forward_kinematics
 from .forces.base import Wrench
 from .state import BodyState, ModelInfo, RobotState
 
@@ -39,12 +41,54 @@ def plane_space_dot(n, d) -> float:
     return (-ny * d[0] + nx * d[1]) * k
 
 
+@dataclass(frozen=True)
+class EngineOptions:
+    """How the World sets the engine up. The defaults are the correct settings (DESIGN.md's engine
+    pitfalls); each field names the pitfall it avoids. The fault matrix (:mod:`lab.checks.faults`) sets
+    :attr:`World.options` to a degraded copy to show that the checks catch each pitfall."""
+
+    forward_kinematics: bool = True  # getLinkStates(computeForwardKinematics=1): current link frames
+    link_damping: float = 0.0  # linear and angular damping of every robot link (Bullet's default: 0.04)
+    inertia_from_file: bool = True  # URDF_USE_INERTIA_FROM_FILE (else Bullet derives it from collision shapes)
+
+
+@functools.lru_cache(maxsize=32)
+def reflected_inertia(urdf_text: str | None, urdf_path: str | None = None) -> tuple[float, ...]:
+    """Each movable joint's inertia with every other joint and the base free: 1/(M⁻¹)_jj of the mass
+    matrix at the URDF's zero pose [kg·m², kg for a prismatic joint], in joint order; what the motors'
+    one-step cap divides by (lab.actuators). Gear constraints and contacts are not in M (they only add
+    inertia). Computed in a throwaway DIRECT client, once per URDF (text, or file loaded in place):
+    Bullet caches the inverse-dynamics tree of the first query per body, which would then disagree
+    with a later welded base."""
+    c = connect(False)
+    path = urdf_path
+    if path is None:
+        fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(urdf_text)
+    try:
+        body = c.loadURDF(path, flags=pb.URDF_USE_INERTIA_FROM_FILE)
+        ids = [j for j in range(c.getNumJoints(body)) if c.getJointInfo(body, j)[2] != pb.JOINT_FIXED]
+        if not ids:
+            return ()
+        M = np.array(c.calculateMassMatrix(body, [0.0] * len(ids)))
+        return tuple(float(x) for x in 1.0 / np.linalg.inv(M).diagonal()[M.shape[0] - len(ids):])  # base DOFs first
+    finally:
+        if urdf_path is None:
+            os.unlink(path)
+        c.disconnect()
+
+
 class World:
     """Owns a BulletClient (DIRECT or GUI), the ground, and one robot loaded from URDF text."""
+
+    options = EngineOptions()  # class-wide: every World of the process is set up the same way
 
     def __init__(self, dt: float = 0.001, gravity: float = 9.81, solver_iterations: int = 50, gui: bool = False,
                  arena=None):
         self.gui = gui
+        self.options = type(self).options  # the options in force when this world was made
+        self._fk = int(self.options.forward_kinematics)
         self.client = connect(gui)
         self.dt = float(dt)
         self.gravity = float(gravity)
@@ -67,10 +111,12 @@ class World:
         self.robot: int | None = None
         self.bodies: dict[str, tuple[int, float]] = {}  # extra bodies: name → (id, mass)
         self.model: ModelInfo | None = None
+        self.motors: Motors | None = None  # every joint's torque–speed line, enforced in apply (lab.actuators)
         self.n_links = 0
         self.n_joints = 0
         self._joint_ids: list[int] = []
         self._link_ids: list[int] = []
+        self._fk_tree: tuple | None = None  # the URDF tree's arrays for the compiled forward kinematics (load_robot)
         self.measure_contacts = False
         # Optional (tracked robot): every robot contact point in RobotState.contacts; the arena may
         # name its bodies in arena_bodies ("ground", "step", …) so readers can tell them apart.
@@ -79,6 +125,7 @@ class World:
         self.t = 0.0
         self.steps = 0
         self._after_step = None  # the loaded spec's per-step hook (load_spec)
+        self.rewindables: list = []  # objects with snapshot() / restore(s): lab state rewound with the engine
         # The hot loop calls pybullet's functions with this client's id bound directly: the
         # BulletClient wrapper resolves every call through __getattr__ + inspect (~2 µs each).
         cid = self.client._client
@@ -87,6 +134,7 @@ class World:
         self._pb_base_pose = bind(pb.getBasePositionAndOrientation, physicsClientId=cid)
         self._pb_base_vel = bind(pb.getBaseVelocity, physicsClientId=cid)
         self._pb_link_states = bind(pb.getLinkStates, physicsClientId=cid)
+        self._pb_link_state = bind(pb.getLinkState, physicsClientId=cid)
         self._pb_joint_states = bind(pb.getJointStates, physicsClientId=cid)
         self._pb_motor_array = bind(pb.setJointMotorControlArray, physicsClientId=cid)
         self._pb_force = bind(pb.applyExternalForce, physicsClientId=cid)
@@ -100,7 +148,7 @@ class World:
         c = self.client
         return c.loadURDF(str(path), basePosition=list(base_pos),
                           baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                          flags=pb.URDF_USE_INERTIA_FROM_FILE)
+                          flags=pb.URDF_USE_INERTIA_FROM_FILE if self.options.inertia_from_file else 0)
 
     def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
         """loadURDF wants a file: write the text to a temporary one."""
@@ -130,14 +178,22 @@ class World:
         joint_names = tuple(infos[j][1].decode() for j in self._joint_ids)
         mass = np.empty(self.n_links)
         I_B = np.zeros((self.n_links, 3, 3))
+        damping = float(self.options.link_damping)
         for i, link in enumerate([-1] + self._link_ids):
             # Bullet's default linear/angular damping is 0.04: it would leak energy from every balance.
-            c.changeDynamics(body, link, linearDamping=0.0, angularDamping=0.0, jointDamping=0.0,
+            c.changeDynamics(body, link, linearDamping=damping, angularDamping=damping, jointDamping=0.0,
                              lateralFriction=engine_friction, spinningFriction=0.0, rollingFriction=0.0,
                              restitution=0.0)
             info = c.getDynamicsInfo(body, link)
             mass[i] = info[0]
             I_B[i] = np.diag(info[2])
+        # each joint's motor from its URDF limit (effort: stall torque, velocity: no-load speed; absent or
+        # 0: none); load_spec replaces them with the spec's own motors() where it has them
+        self._joint_inertia = (np.array(reflected_inertia(urdf_text, None if urdf_path is None else str(urdf_path)))
+                               if self.n_joints else None)
+        self.motors = Motors([infos[j][10] if infos[j][10] > 0 else math.inf for j in self._joint_ids],
+                             [infos[j][11] if infos[j][11] > 0 else math.inf for j in self._joint_ids],
+                             self._joint_inertia, self.dt)
         if self.n_joints:
             # Torque control needs the default velocity motors (which hold the joints) disabled.
             c.setJointMotorControlArray(body, self._joint_ids, pb.VELOCITY_CONTROL, forces=[0.0] * self.n_joints)
@@ -145,7 +201,78 @@ class World:
                                effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt,
                                joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
+        self._fk_tree = self._fk_tables(infos)
         return body
+
+    FK_CHECK_TOL = 1e-9  # the load-time check of the compiled pass (tests compare it to 1e-12)
+
+    def _fk_tables(self, infos) -> tuple | None:
+        """The URDF tree as arrays for :func:`lab.kernels.forward_kinematics`, or None where the pass does
+        not apply (a joint other than revolute, prismatic or fixed; a rotated inertial frame) or does not
+        reproduce the engine's link states at load (then read_state asks the engine for every link)."""
+        if not infos:
+            return None
+        c, b = self.client, self.robot
+        n = self.n_links
+        tree = np.zeros((n, 3), np.int64)  # [parent row, joint type, row in the joint states (−1: fixed)]
+        frames = np.zeros((n, 18))  # [axis_L, e_P, d_L, R_PJ row-major] (lab.kernels.forward_kinematics)
+        row_of_joint = {j: r for r, j in enumerate(self._joint_ids)}
+        for j, info in enumerate(infos):
+            dyn = c.getDynamicsInfo(b, j)
+            if info[2] not in (pb.JOINT_REVOLUTE, pb.JOINT_PRISMATIC, pb.JOINT_FIXED) or \
+                    max(abs(v - r) for v, r in zip(dyn[4], (0.0, 0.0, 0.0, 1.0))) > 1e-12:
+                log.info("read_state: link %d (joint type %d) outside the compiled pass; reading every link "
+                         "from the engine", j, info[2])
+                return None
+            # getJointInfo's parentFrameOrn is the inverse of the joint frame's rotation in the parent's
+            # COM frame (measured on the tracked robot's tilted slabs; identity on every other joint)
+            R_PJ = np.array(pb.getMatrixFromQuaternion(info[15])).reshape(3, 3).T
+            tree[j + 1] = (info[16] + 1, info[2], row_of_joint.get(j, -1))
+            frames[j + 1] = (*info[13], *info[14], *dyn[3], *R_PJ.ravel())
+        tables = (tree, frames)
+        flat_fk, R_fk, _, _ = self._fk_pass(tables)
+        flat_e, R_e = self._read_links_engine()
+        err = max(np.abs(flat_fk[:, :3] - flat_e[:, :3]).max(), np.abs(flat_fk[:, 7:] - flat_e[:, 7:]).max(),
+                  np.abs(R_fk - R_e).max())
+        if not err <= self.FK_CHECK_TOL:
+            log.warning("read_state: the compiled forward kinematics differs from the engine's by %.3g at load; "
+                        "reading every link from the engine", err)
+            return None
+        return tables
+
+    def _fk_pass(self, tables):
+        """(flat (N, 13), R_WB (N, 3, 3), q (J,), q̇ (J,)) from the base state, one getJointStates and the
+        compiled pass: the link frames of this instant, as getLinkStates(computeForwardKinematics=1) gives
+        them (without forward kinematics Bullet returns the frames of the previous step's collision pass)."""
+        tree, frames = tables
+        b = self.robot
+        pos, orn = self._pb_base_pose(b)
+        lin, ang = self._pb_base_vel(b)
+        js = self._pb_joint_states(b, self._joint_ids) if self._joint_ids else ()
+        # The engine's own forward kinematics, for its side effect: applyExternalForce takes a link force's
+        # lever arm from the link's cached world frame, which stepSimulation leaves one step stale (its
+        # collision pass runs first). One link's query runs the pass for the whole body (measured: the
+        # trajectories are those of the full getLinkStates read); its answer is not used.
+        self._pb_link_state(b, 0, computeForwardKinematics=1)
+        n = self.n_links
+        flat = np.empty((n, 13))
+        flat[0] = pos + orn + lin + ang
+        j = np.array([s[:2] for s in js]).reshape(-1, 2)
+        R = np.empty((n, 3, 3))
+        forward_kinematics(flat, R, tree, frames, j)
+        qj, qdj = j[:, 0], j[:, 1]
+        return flat, R, qj, qdj
+
+    def _read_links_engine(self, fk: int = 1):
+        """(flat (N, 13), R_WB (N, 3, 3)) with every link read from the engine (getLinkStates with forward
+        kinematics and velocities, Bullet's quaternion → matrix per link): the reference of the pass."""
+        b = self.robot
+        pos, orn = self._pb_base_pose(b)
+        lin, ang = self._pb_base_vel(b)
+        ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=fk)
+        a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])
+        R = np.array([self._pb_matrix(orn), *[self._pb_matrix(s[1]) for s in ls]]).reshape(-1, 3, 3)
+        return a, R
 
     def load_spec(self, spec, base_pos, base_yaw: float) -> int:
         """Load a robot spec: its URDF, its engine friction (default 0: friction comes from the force
@@ -153,6 +280,20 @@ class World:
         path = getattr(spec, "file", None)  # a robot read from a file is loaded in place
         body = self.load_robot(None if path is not None else spec.to_urdf(), base_pos, base_yaw, spec.link_length,
                                spec.effort, engine_friction=getattr(spec, "engine_friction", 0.0), urdf_path=path)
+        own = getattr(spec, "motors", None)
+        if own is not None:  # {joint name: (stall torque N·m, no-load speed rad/s[, reflected inertia])}
+            lines = own()
+            names = self.model.joint_names
+            unknown = set(lines) - set(names)
+            if unknown:
+                raise ValueError(f"motors: no joint named {sorted(unknown)} in {names}")
+            none = (math.inf, math.inf)
+            stall, no_load = zip(*[tuple(lines.get(name, none))[:2] for name in names])
+            J = self._joint_inertia.copy()
+            for name, line in lines.items():  # a spec knows the inertia its gears couple to a joint
+                if len(line) > 2:
+                    J[names.index(name)] = float(line[2])
+            self.motors = Motors(stall, no_load, J, self.dt)
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
@@ -334,29 +475,25 @@ class World:
 
     # ------------------------------------------------------------------ state
     def read_state(self) -> RobotState:
-        """One batched read of every link and joint (4–5 engine calls for the whole robot)."""
+        """One batched read of every link and joint: the base state and one getJointStates, the links from
+        the compiled forward-kinematics pass (:meth:`_fk_pass`); robots outside that pass read every link
+        from the engine (:meth:`_read_links_engine`)."""
         b = self.robot
-        pos, orn = self._pb_base_pose(b)
-        lin, ang = self._pb_base_vel(b)
-        if self.n_joints:
-            # computeForwardKinematics=1: without it Bullet returns the link frames cached by the
-            # previous step's collision pass (one step stale: yaws off by q̇·dt) and rotates the link
-            # velocities by them; the base pose and all joint states are current either way.
-            ls = self._pb_link_states(b, self._link_ids, computeLinkVelocity=1, computeForwardKinematics=1)
-            js = self._pb_joint_states(b, self._joint_ids)
-            # one array per kind of engine answer (tuples concatenated first): np.array calls dominate
-            a = np.array([pos + orn + lin + ang, *[s[0] + s[1] + s[6] + s[7] for s in ls]])  # (N, 13)
-            p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
-            # Bullet's own quaternion → matrix (pure math, no engine state) is 2.5× cheaper than the
-            # numpy formula for a handful of links; RobotState.R_WB keeps that formula as the fallback.
-            R = np.array([self._pb_matrix(orn), *[self._pb_matrix(s[1]) for s in ls]]).reshape(-1, 3, 3)
-            j = np.array([s[:2] for s in js])
+        if self._fk_tree is not None and self._fk:
+            a, R, qj, qdj = self._fk_pass(self._fk_tree)
+        elif self.n_links > 1:
+            # the engine's own link states; with EngineOptions.forward_kinematics off (a fault of the
+            # fault matrix) Bullet's frames of the previous step's collision pass, one step stale
+            a, R = self._read_links_engine(fk=self._fk)
+            j = np.array([s[:2] for s in self._pb_joint_states(b, self._joint_ids)]).reshape(-1, 2)
             qj, qdj = j[:, 0], j[:, 1]
         else:
+            pos, orn = self._pb_base_pose(b)
+            lin, ang = self._pb_base_vel(b)
             a = np.array([pos + orn + lin + ang])
-            p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
-            qj = qdj = np.zeros(0)
             R = np.array(self._pb_matrix(orn)).reshape(1, 3, 3)
+            qj = qdj = np.zeros(0)
+        p, quat, v, w = a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13]
         fn = None
         if self.measure_contacts:
             fn = np.zeros(self.n_links)
@@ -395,23 +532,28 @@ class World:
         return contact_rows(raw)
 
     # ------------------------------------------------------------------ acting
-    def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> None:
+    def apply(self, tau: np.ndarray | None, wrench: Wrench | np.ndarray | None, state: RobotState) -> np.ndarray | None:
         """Apply joint torques and per-link forces (at the COMs: ``state.p_W``, the instant the laws
         saw) and torques, world frame; ``wrench`` is a Wrench or an (N, 3) force array. Bullet
         clears external forces after every stepSimulation, so this runs every step, and it is the only
-        place that applies them."""
+        place that applies them.
+
+        The joint torques first go through the joints' motors (:attr:`motors`, lab.actuators): each is
+        clipped to its torque–speed line at the snapshot's joint speed ``state.qd``. Returns the joint
+        torques applied (what the energy ledger books), or None when ``tau`` was None."""
         b = self.robot
         if tau is not None and self.n_joints:
+            tau = self.motors.limit(np.asarray(tau, dtype=float), state.qd)
             self._pb_motor_array(b, self._joint_ids, TORQUE_CONTROL, forces=tau.tolist())
         if wrench is None:
-            return
+            return tau
         force = self._pb_force
         F_W = wrench.F_W if isinstance(wrench, Wrench) else wrench
         for i, (f, p) in enumerate(zip(F_W.tolist(), state.p_W.tolist())):
             if f[0] or f[1] or f[2]:
                 force(b, i - 1, f, p, WORLD_FRAME)
         if not isinstance(wrench, Wrench):
-            return
+            return tau
         if wrench.T_W is not None:
             torque = self._pb_torque
             for i, tq in enumerate(wrench.T_W.tolist()):
@@ -420,6 +562,22 @@ class World:
         for name, f in wrench.extra.items():
             bid = self.bodies[name][0]
             force(bid, -1, list(map(float, f)), state.extra[name].p_W.tolist(), WORLD_FRAME)
+        return tau
+
+    # ------------------------------------------------------------------ rewind
+    def save_state(self) -> "WorldSnapshot":
+        """Everything a rewind needs: the engine's state (``saveState``), the clock, the last snapshot
+        (accelerations difference against it) and the state of every object in ``rewindables`` — the
+        lab's own per-step state that Bullet does not hold (the tracked belt's gear targets)."""
+        return WorldSnapshot(self.client.saveState(), self.t, self.steps, self._prev,
+                             tuple((obj, obj.snapshot()) for obj in self.rewindables))
+
+    def restore_state(self, snap: "WorldSnapshot") -> None:
+        """Back to ``snap`` (:meth:`save_state` of this World): engine, clock and per-step hooks."""
+        self.client.restoreState(snap.engine_id)
+        self.t, self.steps, self._prev = snap.t, snap.steps, snap.prev
+        for obj, s in snap.hooks:
+            obj.restore(s)
 
     def step_engine(self) -> None:
         self._pb_step()
@@ -457,6 +615,17 @@ class World:
             return False
 
 
+@dataclass(frozen=True)
+class WorldSnapshot:
+    """What :meth:`World.save_state` keeps (engine state id, clock, last snapshot, hook states)."""
+
+    engine_id: int
+    t: float
+    steps: int
+    prev: object
+    hooks: tuple
+
+
 def pace(t_sim: float, t0_wall: float) -> None:
     """Sleep so that simulated time does not run ahead of wall time (GUI real-time pacing)."""
     ahead = t_sim - (time.perf_counter() - t0_wall)
@@ -464,4 +633,4 @@ def pace(t_sim: float, t0_wall: float) -> None:
         time.sleep(ahead)
 
 
-__all__ = ["World", "pace"]
+__all__ = ["EngineOptions", "World", "WorldSnapshot", "pace"]

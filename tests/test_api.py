@@ -22,6 +22,7 @@ def test_import_lab_stays_light():
         lab.no_such_thing
 
 
+@pytest.mark.slow
 def test_run_writes_what_the_cli_writes(tmp_path, lab_cmd):
     # the same scenario and seed from Python and from `lab run` give byte-identical results
     res = lab.run("snake_serpenoid", {"sim.duration": 0.5}, out=tmp_path / "py")
@@ -78,3 +79,22 @@ def test_step_with_given_torques():
             sim.step(torques=[0.0])
         with pytest.raises(RuntimeError):
             sim.run()
+
+
+@pytest.mark.slow
+def test_api_errors_speak_python(tmp_path):
+    """The Python API names its arguments (out=, overwrite=True, overrides[...]), never the CLI's flags."""
+    import lab
+    from lab.errors import LabError
+
+    res = lab.run("snake_serpenoid", duration=0.05)
+    res.save(tmp_path / "r")
+    with pytest.raises(LabError) as e:
+        res.save(tmp_path / "r")
+    assert "overwrite=True" in str(e.value) and "--" not in str(e.value)
+    with pytest.raises(LabError) as e:
+        lab.load_scenario("snake_serpenoid", ["robot.n_modules"])
+    assert "overrides['robot.n_modules']" in str(e.value) and "--set" not in str(e.value)
+    with pytest.raises(LabError) as e:
+        lab.load_scenario("snake_serpenoid", {"robot..x": 1})
+    assert "overrides['robot..x']" in str(e.value)

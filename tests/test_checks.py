@@ -1,3 +1,4 @@
+import pytest
 """`lab check` end to end: the foundation's two cross-checks pass and checks.json has the contract shape."""
 
 import json
@@ -6,6 +7,7 @@ from lab.checks import CHECKS
 from lab.cli import main
 
 
+@pytest.mark.slow
 def test_friction_block_and_energy_balance_pass(tmp_path, capsys):
     code = main(["check", "friction_block", "energy_balance", "--out", str(tmp_path)])
     out = capsys.readouterr().out
@@ -24,6 +26,7 @@ def test_check_list(capsys):
         assert name in out
 
 
+@pytest.mark.slow
 def test_exit_code_follows_the_pass_flags(tmp_path, capsys):
     # A coarser step breaks the 1 % energy bar only if the ledger's residual really grows with dt:
     # at 4 ms (still inside the friction stability bound) the first-order residual is ~4× the 1 ms one.

@@ -366,6 +366,7 @@ def test_the_table_is_large_and_covers_every_command():
     assert len({tuple(argv) for argv, _ in CASES}) == len(CASES)  # no case twice
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv,expected", CASES, ids=[_id(c) for c in CASES])
 def test_bad_input_one_line_exit_2_file_system_unchanged(argv, expected, tmp_path, monkeypatch, capsys, no_work):
     populate(tmp_path)
@@ -398,6 +399,7 @@ SUBPROCESS_CASES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv,expected", SUBPROCESS_CASES, ids=[" ".join(c[0])[:50] for c in SUBPROCESS_CASES])
 def test_subprocess_verbose_has_no_traceback_and_one_line(argv, expected, lab_cmd, tmp_path):
     populate(tmp_path)

@@ -57,6 +57,7 @@ def test_level_rope_pulls_horizontally_from_a_higher_payload_centre():
         -math.degrees(math.atan2(0.0175, 0.16)), abs=1e-9)  # the old rope pulled the tail down-back at ~6°
 
 
+@pytest.mark.slow
 def test_drag_course_metrics_from_a_short_run():
     sc = scn.load("snake_drag", ["trial.length=0.04", "sim.duration=30", "trial.payload_mass=0.2",
                                  "trial.clock=start"])
@@ -69,6 +70,7 @@ def test_drag_course_metrics_from_a_short_run():
     assert 0 < m["drag.amp_half1_rad"] < math.pi
 
 
+@pytest.mark.slow
 def test_onset_clock_times_the_course_from_when_the_robot_moves():
     """Serpenoid (moves from the first period) with a light payload: the course starts at motion onset,
     the halves add up to the time from onset to the end of the course, and the run goes a little past it."""
@@ -89,6 +91,7 @@ def test_onset_clock_times_the_course_from_when_the_robot_moves():
     assert m["sim_time_s"] == pytest.approx(stop, abs=0.1)
 
 
+@pytest.mark.slow
 def test_no_motion_means_no_course():
     """A payload far too heavy for a 3 s run: onset never comes, the course is not run (NaN halves)."""
     sc = scn.load("snake_drag", {"trial.payload_mass": 50.0, "sim.duration": 3.0})

@@ -148,6 +148,7 @@ def test_compiled_terms_core_equals_the_numpy_oracles():
         np.testing.assert_array_equal(ni.terms(x)[0], M)
 
 
+@pytest.mark.slow
 def test_models_agree_over_the_paper_schedule_and_the_eel_turns_the_expected_way():
     P = EelParams()
     cp = EelFLParams()
@@ -238,6 +239,7 @@ def test_dry_dynamics_equal_lagranges_equations():
     np.testing.assert_allclose(h_model, bias, rtol=1e-6, atol=1e-7 * np.abs(bias).max())
 
 
+@pytest.mark.slow
 def test_without_water_momentum_and_energy_are_conserved():
     P = EelParams().only()
     rng = np.random.default_rng(5)
@@ -261,6 +263,7 @@ def test_without_water_momentum_and_energy_are_conserved():
 # ---------------------------------------------------------------- controller
 
 
+@pytest.mark.slow
 def test_feedback_linearisation_gives_the_eq38_error_dynamics():
     cp = EelFLParams()
     ex = ExactModel(EelParams(), EelFeedbackLinearization(cp))
@@ -303,6 +306,7 @@ def test_controller_params_validation():
         EelFLParams(kp=0.0)
 
 
+@pytest.mark.slow
 def test_solution_does_not_depend_on_the_sampling_grid():
     """simulate() restarts at eq. 39's γ steps; the restart must use the state at the step, not the
     last sample before it (a bug once made the trajectory depend on t_eval)."""

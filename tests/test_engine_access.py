@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 ALLOWED = {"lab/world.py", "lab/engine.py", "lab/gui.py", "lab/video.py", "lab/visual.py"}
 ENGINE_MODULES = ("pybullet", "pybullet_utils", "lab.engine")
@@ -51,6 +53,7 @@ def test_the_scanner_finds_each_way_in():
     assert found == ["from ..engine import pb", "import pybullet", "world.client", "c._client"]
 
 
+@pytest.mark.slow
 def test_nothing_outside_the_world_touches_the_engine():
     bad = []
     for path in sorted((ROOT / "lab").rglob("*.py")):

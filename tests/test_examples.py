@@ -38,6 +38,7 @@ def test_every_example_is_tested():
                                                        "user_controller", "user_robot"}
 
 
+@pytest.mark.slow
 def test_run_and_plot(tmp_path):
     out = tmp_path / "plot"
     stdout = run_example("run_and_plot", out, tmp_path, 1.0)
@@ -45,6 +46,7 @@ def test_run_and_plot(tmp_path):
     looks_like_a_figure(out / "snake_passive_creeping.png")
 
 
+@pytest.mark.slow
 def test_parameter_loop(tmp_path):
     out = tmp_path / "loop"
     run_example("parameter_loop", out, tmp_path, 1.0)
@@ -56,6 +58,7 @@ def test_parameter_loop(tmp_path):
     looks_like_a_figure(out / "speed_vs_mu_n.png")
 
 
+@pytest.mark.slow
 def test_custom_force_law_from_user_code(tmp_path):
     out = tmp_path / "wind"
     duration = 1.0
@@ -76,6 +79,7 @@ def test_custom_force_law_from_user_code(tmp_path):
     assert json.loads((out / "windy" / "metrics.json").read_text())["status"] == "ok"
 
 
+@pytest.mark.slow
 def test_user_controller_registered_from_user_code(tmp_path):
     out = tmp_path / "gait"
     run_example("user_controller", out, tmp_path, 2.0)
@@ -111,6 +115,7 @@ def test_user_controller_gets_validation_sliders_and_overrides(tmp_path):
         CONTROLLERS.pop("growing_wave", None)
 
 
+@pytest.mark.slow
 def test_user_robot_from_a_urdf_file(tmp_path):
     out = tmp_path / "robot"
     run_example("user_robot", out, tmp_path, 2.0)

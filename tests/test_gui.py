@@ -32,6 +32,7 @@ def _xvfb() -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------- Xvfb
+@pytest.mark.slow
 @pytest.mark.gui
 def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
     """100 steps at 1 ms in the window: exit 0, a screenshot with the snake in it, metrics.json."""
@@ -66,6 +67,7 @@ def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
     assert elapsed < 240
 
 
+@pytest.mark.slow
 @pytest.mark.gui
 def test_gui_run_computes_what_a_headless_run_computes(tmp_path, lab_cmd):
     """--gui mirrors a DIRECT world into the window, so the physics is the headless run's, bit for bit."""
@@ -152,6 +154,7 @@ DRIVER = textwrap.dedent(r'''
 ''')
 
 
+@pytest.mark.slow
 @pytest.mark.gui
 def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
     """Esc closes PyBullet's window; the run stops with status "stopped" and its results written."""
@@ -306,7 +309,7 @@ def test_drawn_items_stay_bounded_and_toggles_remove_them():
         assert len(g._trail_ids) == 5  # ~10 segments drawn into a ring of 5
         assert len(g._arrow_ids) == 1  # all arrows are one points item
         kinds = [kind for kind, _ in fake.items.values()]
-        assert kinds.count("points") == 1 and kinds.count("text") == 1
+        assert kinds.count("points") == 1 and kinds.count("text") == 3  # the label, the arrows' scale, the sliders
         # the dots lie along the links' force arrows, close to the robot
         pts = np.array(fake.items[g._arrow_ids[0]][1][0])
         com = sim.world.read_state().com_W

@@ -269,6 +269,7 @@ def short_run():
     return sc, eng, result, logs, mod
 
 
+@pytest.mark.slow
 def test_engine_follows_the_model_through_the_start(short_run):
     """3 s from Table 1's start: the head, the shape and the torques of the engine are the model's (the
     start needs wheel forces of 6 × the weight, which the scenario's wheels carry)."""
@@ -293,6 +294,50 @@ def test_the_engine_signals_from_a_run_match_the_controllers_own_log(short_run):
     np.testing.assert_allclose(r_log, logs["r"], atol=1.1 * 0.01**2 / 8)
     assert logs["slip_ms"].shape == (len(logs["slip_t"]), sc.robot.n_modules)
     assert result.metrics["wheels.lateral_slip_rms_mps"] == pytest.approx(np.sqrt(logs["slip_ms"].mean()))
+
+
+@pytest.fixture(scope="module")
+def short_el_run(short_run):
+    """The constrained E–L equations with multipliers (KKT, y = (q, q̇)) as the plant: a formulation
+    written apart from the unified closed form the controller evaluates."""
+    sc = short_run[0]
+    return study.model_run(sc, t_end=3.0, dt_out=0.01, plant="el", rtol=1e-9, atol=1e-11)
+
+
+def test_engine_torque_shape_and_head_error_against_the_el_plant(short_run, short_el_run):
+    """Trajectory level, engine vs the E–L plant over 1–3 s (the largest accelerations of the run): the
+    torque shape (normalised RMS error per joint, nothing aligned) and the head's RMS tracking error."""
+    sc, eng, result, _, _ = short_run
+    el = short_el_run
+    shape = study.torque_shape_error(eng, el, 1.0, 3.0)
+    assert shape.max() < tol("guo.engine_start_torque_shape_nrmse")
+    assert np.all(np.sqrt(np.mean(el.u[el.t >= 1.0] ** 2, axis=0)) > 1e-5)  # torques to compare
+    assert abs(eng.head_rms(1.0, 3.0) - el.head_rms(1.0, 3.0)) < tol("guo.engine_start_head_m")
+    assert el.head_rms(1.0, 3.0) > 5e-3  # the start error both share (1 cm at t = 0) is still there
+
+
+def test_what_bounds_the_wheels_lateral_force_is_mu_times_the_pairs_normal_force():
+    """The model needs 6.1 m g of lateral force on one module in the first step. Read from the engine's
+    contacts: the pair's normal force under that module is 1.33 m g (the joints carry load between
+    modules), and no pair needs more than |Σ f_lat| / Σ N = 4.87. At μ = 5 the most loaded single contact saturates (|f| = μN) and its wheel
+    partner takes the rest (both push along the axle: the split moves nothing), so the run is the μ = 10
+    run to rounding; at μ = 3 < 4.87 the pair must slip: its contacts sit on their friction limit and the
+    path leaves the no-slip one (measured 13 mm in 0.1 s). Before the joints' motors (lab.actuators) the PFL,
+    which assumes no slip, then diverged at 0.05 s; the motors' torque–speed lines now cut its commands and
+    the run stays finite. Bullet clamps each of a contact's two friction directions at μN separately (a
+    friction pyramid), so a single contact's |f| reaches √2 μN at most (measured exactly √2 at μ = 3)."""
+    runs = {mu: study.friction_use(study.load([f"robot.wheel_friction={mu}"]), 0.1) for mu in (10.0, 5.0, 3.0)}
+    hi, mid, lo = runs[10.0], runs[5.0], runs[3.0]
+    assert hi.status == mid.status == "ok"
+    assert 1.0 - 1e-6 <= lo.contact_use.max() <= np.sqrt(2) + 1e-6  # μ = 3: on the pyramid's limit
+    assert lo.status.startswith("diverged") or np.abs(lo.p_W - hi.p_W).max() > 1e-3  # it slips
+    assert hi.lateral_over_weight[0].max() == pytest.approx(6.1, abs=0.05)  # the model's 6.09
+    need = hi.lateral_over_normal.max()
+    assert 3.0 < need < 5.0
+    assert hi.contact_use.max() < 1.0  # μ = 10: no contact on its friction limit
+    assert mid.contact_use.max() >= 1.0 - 1e-6  # μ = 5: one contact is
+    np.testing.assert_allclose(mid.p_W, hi.p_W, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(mid.lateral_over_normal, hi.lateral_over_normal, rtol=1e-9)
 
 
 def test_rubber_wheels_cannot_carry_the_start():
@@ -367,6 +412,7 @@ def test_the_trial_needs_the_wheeled_snake_and_the_pfl():
 # ---------------------------------------------------------------- the report section
 
 
+@pytest.mark.slow
 def test_quick_report_section_guo2015_wheeled(tmp_path):
     from lab.cli import main
 
@@ -379,7 +425,9 @@ def test_quick_report_section_guo2015_wheeled(tmp_path):
     figs = sorted(p.name for p in (out / "figures").glob("guo2015_wheeled_*.png"))
     assert figs == ["guo2015_wheeled_fig4_head.png", "guo2015_wheeled_fig5_joint_angles.png", "guo2015_wheeled_fig6_joint_torques.png",
                     "guo2015_wheeled_fig6b_torque_rms.png", "guo2015_wheeled_wheels_friction_slip.png"]
-    assert "diverged" in md  # the rubber-wheel run
+    # the rubber-wheel run: its wheels slip and the PFL drives the joints away; without motors it diverged
+    # at 0.05 s (joints at 100 rad/s), with the joints' motors (10 rad/s no-load) it stays finite
+    assert "the same start on rubber wheels" in md
 
 
 # ---------------------------------------------------------------- the GUI
@@ -410,6 +458,7 @@ def test_gui_overlay_draws_the_head_error_and_the_trial_paints_the_reference():
         sim.close()
 
 
+@pytest.mark.slow
 @pytest.mark.gui
 def test_gui_run_of_the_scenario(tmp_path, lab_cmd):
     """A real --gui run under Xvfb: exit 0, a screenshot with the snake (orange modules) in it."""

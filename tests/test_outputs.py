@@ -305,6 +305,7 @@ def tmpfs(tmp_path):
         subprocess.run(["umount", str(d)], capture_output=True)
 
 
+@pytest.mark.slow
 def test_real_disk_full_and_read_only(tmpfs, capsys, lab_cmd):
     full = tmpfs("size=64k")
     res = subprocess.run([*lab_cmd, "-v", "run", S, "--duration", "0.5", "--out", str(full / "run")],
@@ -418,6 +419,7 @@ def test_report_overwrite_keeps_user_files_and_drops_stale_figures(tmp_path, cap
         SECTIONS.pop("zz_b", None)
 
 
+@pytest.mark.slow
 def test_sweep_writes_provenance_marker_and_resumes_without_overwrite(tmp_path, monkeypatch, capsys):
     f = tmp_path / "s.toml"
     f.write_text(f'base = "{S}"\n[set]\n"sim.duration" = 0.05\n[[axis]]\nkey = "controller.E_ref"\n'

@@ -80,6 +80,7 @@ def test_arrow_is_drawn_where_the_force_projects(client):
     assert (out[60:, :] == 200).all(axis=2).sum() + red[60:].sum() == (h - 60) * w  # nothing else drawn
 
 
+@pytest.mark.slow
 def test_screenshot_is_written_headless_when_the_run_ends_early(tmp_path, lab_cmd):
     """A run that ends early (here it diverges at once: a kinetic-energy limit of 1e-7 J), without
     --gui: the PNG is still written, with the overlays (the force arrows' colour is in it)."""

@@ -39,6 +39,7 @@ def _built_wheel(tmp: Path) -> Path:
     return whl
 
 
+@pytest.mark.slow
 def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
     t0 = time.perf_counter()
     whl = _built_wheel(tmp_path)

@@ -40,6 +40,7 @@ def recorded(tmp_path_factory):
     return suite, tmp / "base"
 
 
+@pytest.mark.slow
 def test_record_then_check_holds(recorded, tmp_path, capsys):
     suite, base = recorded
     doc = json.loads((base / "baseline.json").read_text())

@@ -17,6 +17,7 @@ def quick_report(tmp_path_factory):
     return code, out
 
 
+@pytest.mark.slow
 def test_quick_report_builds_wang2011_creeping(quick_report):
     code, out = quick_report
     assert code == 0

@@ -16,6 +16,7 @@ REQUIRED_METRICS = ["status", "sim_time_s", "steps", "energy.balance_residual_re
                     "energy.kinetic_mean_J", "energy.eta2_mean", "com.displacement_m", "com.speed_mean_mps"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", scn.list_scenarios(), ids=lambda p: p.stem)
 def test_every_scenario_runs_briefly(path, tmp_path):
     out = tmp_path / "run"
@@ -30,8 +31,11 @@ def test_every_scenario_runs_briefly(path, tmp_path):
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["run"]["wall_time_s"] > 0 and prov["run"]["realtime_factor"] > 0
     assert (out / "scenario.toml").exists() and (out / "timeseries.csv").exists()
-    for png in ("trajectories.png", "joint_angles.png", "torques.png", "energy.png"):
+    for png in ("energy_balance.png", "joint_angles.png", "torques.png", "energy.png"):  # every run's
         assert (out / png).stat().st_size > 1000
+    # and the robot's own view: a chain's top view, the tracked robot's side view
+    view = "side_view.png" if scn.load(str(path)).robot.head_link is None else "trajectories.png"
+    assert (out / view).stat().st_size > 1000
     # the resolved scenario reloads to the same scenario (with the override applied)
     again = scn.load(str(out / "scenario.toml"))
     assert again == scn.load(str(path), ["sim.duration=0.2"])
@@ -45,6 +49,7 @@ def test_contract_set_keys_exist():
             sc.sim.dt, sc.sim.duration, sc.seed) == (12, 0.5, 0.02, 0.7, 0.1, 0.0005, 3.0, 7)
 
 
+@pytest.mark.slow
 def test_same_scenario_and_seed_give_identical_series():
     sc = scn.load("snake_passive_creeping", ["sim.duration=1.5", "init.joint_noise=0.2", "seed=5"])
     a, b = run_scenario(sc), run_scenario(sc)
@@ -54,6 +59,7 @@ def test_same_scenario_and_seed_give_identical_series():
     assert not np.array_equal(a.series["q"], c.series["q"])  # the seed does reach the initial shape
 
 
+@pytest.mark.slow
 def test_runaway_energy_is_caught_exit_3_data_kept(tmp_path, capsys):
     out = tmp_path / "div"
     code = main(["run", "snake_serpenoid", "--duration", "2", "--set", "sim.max_kinetic_energy=0.02",
@@ -85,6 +91,7 @@ def test_world_check_catches_nan_and_floor():
         w.close()
 
 
+@pytest.mark.slow
 def test_energy_balance_residual_is_first_order_in_dt():
     """The trapezoidal ledger leaves only the integrator's own error, which halves with dt; a
     bookkeeping error (e.g. pre-step velocities only) would not shrink like this. Over 20 s (the

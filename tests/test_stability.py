@@ -89,6 +89,7 @@ def test_margin_from_contact_points():
     assert math.isnan(margin_from_contacts([], wheel, [0, 0, 0]))
 
 
+@pytest.mark.slow
 def test_region_shrinks_with_height_and_is_largest_facing_the_slope():
     from lab.papers.hu2013_tracked.model import ClimbParams, climb_path
     from lab.papers.hu2013_tracked.stability import critical_alpha

@@ -24,6 +24,7 @@ def test_surfaces_follow_the_papers_friction_order_and_are_stable():
             scn.load(name, {"friction.mu_n": s.mu_n, "friction.mu_t": s.mu_t})  # raises if dt is too large
 
 
+@pytest.mark.slow
 def test_short_surface_runs_give_a_full_table():
     rows = run_surfaces(duration=1.0)
     assert len(rows) == 6

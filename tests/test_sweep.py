@@ -172,6 +172,7 @@ def test_failing_run_is_a_row_not_a_crash(tmp_path):
     assert json.loads((tmp_path / "x.json").read_text())["status"] == "failed"
 
 
+@pytest.mark.slow
 def test_local_cluster_sweep_with_a_diverging_run(tmp_path, capsys):
     """4 tiny runs on 2 worker processes; one axis value makes its runs diverge (max kinetic energy
     1e-6 J): the sweep carries on and records them."""
@@ -228,6 +229,7 @@ def _group_ps(pgid: int) -> str:
     return "\n".join(line for line in res.stdout.splitlines() if line.split()[1:2] == [str(pgid)])
 
 
+@pytest.mark.slow
 def test_interrupt_then_resume_runs_each_run_once(tmp_path, lab_cmd):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) mid-sweep: exit 130 with the
     finished rows kept; the same command again completes the rest and re-runs none of them.
@@ -309,6 +311,7 @@ values = [1e-6, 1000.0, 1001.0, 1002.0, 1003.0, 1004.0]
     assert prov["ran"] == 5 and len(prov["previous"]) == 1 and prov["previous"][0]["ran"] == 6
 
 
+@pytest.mark.slow
 def test_local_cluster_says_nothing_when_the_dashboard_port_is_taken():
     """distributed's scheduler serves HTTP on 8787 by default and warns on stderr when that port is taken
     (seen in a sweep's output while another cluster ran); ours asks for a free port on localhost."""

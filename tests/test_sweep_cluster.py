@@ -97,6 +97,7 @@ def test_shipped_task_carries_no_client_path(monkeypatch):
     assert sent[0].ship_files
 
 
+@pytest.mark.slow
 def test_sweep_on_a_cluster_without_shared_files_survives_a_killed_worker(tmp_path, cluster, lab_cmd):
     addr, procs = cluster
     n = 6

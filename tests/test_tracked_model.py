@@ -219,6 +219,7 @@ def test_flip_start_static_torque_by_hand():
     assert r.belt_force[0] == 0.0
 
 
+@pytest.mark.slow
 def test_work_along_the_path_equals_energy_gained():
     """∫ Q_path dθ = ΔV + ΔT over each phase (the eq.-11 torque is the path's virtual work)."""
     wd = 0.5
@@ -240,6 +241,7 @@ def test_work_along_the_path_equals_energy_gained():
         assert work == pytest.approx(E[1] - E[0], rel=2e-4)
 
 
+@pytest.mark.slow
 def test_path_closure_and_paper_trends():
     path = climb_path(P, H)
     assert path.closure_residual < 1e-10
@@ -254,6 +256,7 @@ def test_path_closure_and_paper_trends():
     assert np.allclose(r5.edge_tangent[c], r5.belt_force[c], atol=1e-9)
 
 
+@pytest.mark.slow
 def test_climb_phase_peak_torque_has_a_closed_form_flat_in_the_step_height():
     """At arm angle 0 the step height drops out of eq. 12: every climb starts from the same pose, and the
     climb-phase peak is τ = g (m_w + (1 − ρ) m_a)(l_z + r/i2) L₀/(L₀ + l_z)/(i0 i1), L₀ = √(l_a² − (z_p − r_d)²),
@@ -271,6 +274,7 @@ def test_climb_phase_peak_torque_has_a_closed_form_flat_in_the_step_height():
     assert np.all(np.diff(peaks) > 0)
 
 
+@pytest.mark.slow
 def test_low_step_climb_goes_on_top_until_the_com_passes_the_edge():
     """h = 0.05 m: the edge contact rolls round the front-bottom pulley F onto the step top with the COM
     still behind the edge (so the climb is not over there); on top F's centre stays at h + r and the

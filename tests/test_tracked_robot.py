@@ -102,6 +102,7 @@ def test_T1_flat_ground_body_speed_is_r_psi_dot():
     assert _slope_run(0.0, 0.03) == pytest.approx(0.03, rel=0.01)
 
 
+@pytest.mark.slow
 def test_T2_locked_belt_holds_below_atan_mu_and_slides_above():
     """T2: belt locked, slope α: holds (creep ≤ 0.5 mm/s) at atan μ − 1°, slides at atan μ + 1°
     (μ = 0.8 × the slope's 1.0: atan μ = 38.66°; measured creep 0.3 mm/s at 37.66°; the old belt slid
@@ -111,6 +112,7 @@ def test_T2_locked_belt_holds_below_atan_mu_and_slides_above():
     assert _slope_run(phi + 1.0, 0.0) < -0.05
 
 
+@pytest.mark.slow
 def test_T3_driven_belt_climbs_at_its_speed_up_to_atan_mu_minus_3deg():
     """T3: belt driven at v up a slope: the COM climbs at v within 3 % up to atan μ − 3° (measured
     0.1 % at 20°, 1.2 % at 35.7°)."""
@@ -319,6 +321,7 @@ def test_independent_mode_climbs_the_papers_017_m_with_the_default_cleats():
     assert tol("climb.peak_ratio_lo") <= ratio <= tol("climb.peak_ratio_hi")
 
 
+@pytest.mark.slow
 def test_differential_mode_belt_slips_at_the_coulomb_bound_and_the_arm_stalls():
     """The single motor at a 0.10 m step (front pulley against the flat riser): the belt slips at what
     Coulomb friction at the pulley can hold, μ(1 + μ)/(1 + μ²)(W − λ) with λ the guide wheel's load from
@@ -368,6 +371,7 @@ def test_contact_summary_compiled_matches_the_oracle(seed):
         np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-15, equal_nan=True)
 
 
+@pytest.mark.slow
 def test_decided_run_stops_once_on_the_step_with_the_full_runs_metrics():
     """stop_when_decided ends a climb as soon as the COM is over the edge and the body on the top (the
     success nothing after undoes), with the same climb.* figures as the run watched to the end; with

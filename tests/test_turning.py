@@ -102,6 +102,7 @@ def test_law_figures_count_mismatches_and_cv():
     assert t[keep][0] == pytest.approx(40 - 6 * math.pi, abs=0.01)
 
 
+@pytest.mark.slow
 def test_turning_law_short_engine_run():
     """20 s engine runs (≈ 4 s of wall time): φ_t > 0 turns left, φ_t < 0 right, R·|φ_t| about equal."""
     from lab.papers.wang2011_creeping.turning import SETTINGS, law_figures, run_turns

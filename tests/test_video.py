@@ -35,6 +35,7 @@ def _count_frames(path) -> tuple[int, tuple, float]:
     return len(frames), frames[0].shape, float(np.mean([f[..., :3].std() for f in frames]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".gif", ".mp4"])
 def test_video_has_one_frame_per_stride(tmp_path, lab_cmd, suffix):
     video = tmp_path / f"run{suffix}"

@@ -70,6 +70,7 @@ def frozen_runs():
     return out
 
 
+@pytest.mark.slow
 def test_frozen_gain_run_settles_and_stiffer_coupling_shortens_the_wave(frozen_runs):
     """Each run reaches a steady state (E the same over the last two periods), and the stiffer coupling
     (eq. 15) has the smaller phase lag per joint."""

@@ -431,3 +431,46 @@ def test_study_runs_and_reports_both_cases():
     assert c.tail_path_length >= c.tail_displacement > 0
     res = slip_speed_study(p, slip_speeds=(1e-3,), periods=0.25, n_samples=101)
     assert "1e-03" in res.table() and res.case(1e-3).v_s == 1e-3
+
+
+# ---------------------------------------------------------------- trajectory level, independent plants
+
+
+def test_the_papers_newton_euler_module_is_this_files_recursion():
+    """lab.papers.wang2011_unified.newton_euler (the report's comparison partner) and the recursion above
+    (friction by the engine's own law) give the same generalised forces at random states."""
+    from lab.papers.wang2011_unified import newton_euler as NE
+
+    rng = np.random.default_rng(11)
+    for p in (P, replace(P, v_s=1e-5), replace(P, head_exempt=True)):
+        for _ in range(4):
+            x, xd, xdd = random_state(rng)
+            xd *= 0.05
+            want = newton_euler(p, x, xd, xdd)
+            np.testing.assert_allclose(NE.inverse_dynamics(p, x, xd, xdd), want, rtol=1e-12,
+                                       atol=1e-13 * np.abs(want).max())
+
+
+@pytest.mark.slow
+def test_newton_euler_and_unified_plants_crawl_the_same_track_with_the_same_torques():
+    """Two plants, each integrated on its own over one gait period from the same start: the unified model
+    (eq. 25, metric and Christoffel symbols) and the Newton–Euler equations (base acceleration solved from
+    the free tail's zero force and torque). Tail displacement, the tracks and the per-joint torque RMS."""
+    from lab.papers.wang2011_unified import newton_euler as NE
+    from lab.papers.wang2011_unified import study
+    from lab.tolerances import tol
+
+    sc = study.load("locomotion")
+    p = study.model_params(sc, "engine")
+    t = np.linspace(0.0, p.period, 629)
+    uni = study.model_locomotion(p, sc, t)
+    ne = NE.simulate(p, study.gait_of(sc.controller)(p.n_joints), t, NE.tail_start(sc))
+    d_u = np.linalg.norm(uni.tail_W[-1] - uni.tail_W[0])
+    d_n = np.linalg.norm(ne.tail_W[-1] - ne.tail_W[0])
+    assert d_u > 0.02  # it crawls
+    assert abs(d_n - d_u) < tol("unified.ne_plant_track_m")
+    assert np.linalg.norm(uni.tail_W - ne.tail_W, axis=1).max() < tol("unified.ne_plant_track_m")
+    rms_u = np.sqrt(np.mean(uni.tau ** 2, axis=0))
+    rms_n = np.sqrt(np.mean(ne.tau ** 2, axis=0))
+    np.testing.assert_allclose(rms_n, rms_u, rtol=tol("unified.ne_plant_torque_nrmse"))
+    assert study.runs_error(t, ne.tau, uni.tau)[1].max() < tol("unified.ne_plant_torque_nrmse")

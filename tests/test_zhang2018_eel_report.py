@@ -1,8 +1,11 @@
 """The Zhang 2018 eel report section (id zhang2018_eel) from a short run (--quick): figures 2–7 and the agreement table."""
 
+import pytest
+
 from lab.cli import main
 
 
+@pytest.mark.slow
 def test_quick_zhang2018_eel_section(tmp_path):
     out = tmp_path / "r"
     assert main(["report", "--quick", "--only", "zhang2018_eel", "--workers", "1", "--out", str(out)]) == 0

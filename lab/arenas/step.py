@@ -59,6 +59,8 @@ class Step(_TiltedArena):
 
     step_height: float = num(0.10, ge=0, le=1, unit="m", doc="0 leaves the plane alone")
     step_depth: float = num(0.8, ge=0.05, le=20, unit="m", doc="the step's top, from the riser")
+    riser_friction: float | None = num(None, ge=0, le=5, doc="engine friction coefficient of the riser face "
+                                       "only (the edge and the top keep friction); unset: friction")
 
     @property
     def edge(self) -> tuple[float, float]:
@@ -73,11 +75,26 @@ class Step(_TiltedArena):
         return (((self.step_x, self.step_height), (0.0, 1.0), (-1.0, 0.0)),)
 
     def build(self, world) -> int:
+        """With ``riser_friction`` set, the step is two boxes flush at the riser (Bullet's friction
+        belongs to a body, not to a face): below, the riser's (``arena_bodies["riser"]``), up to
+        :data:`EDGE_BAND` under the top; above, a slab of that thickness carrying the edge and the
+        top with ``friction`` (``arena_bodies["step"]``)."""
         ground = self._build_ground(world)
-        if self.step_height > 0:
-            world.arena_bodies["step"] = _box(world, (self.step_x + self.step_depth / 2, 0.0, self.step_height / 2),
-                                              (self.step_depth, self.width, self.step_height), self.friction)
+        h, x0, d = self.step_height, self.step_x, self.step_depth
+        if h <= 0:
+            return ground
+        if self.riser_friction is None:
+            world.arena_bodies["step"] = _box(world, (x0 + d / 2, 0.0, h / 2), (d, self.width, h), self.friction)
+            return ground
+        band = min(EDGE_BAND, h / 2)
+        world.arena_bodies["riser"] = _box(world, (x0 + d / 2, 0.0, (h - band) / 2), (d, self.width, h - band),
+                                           self.riser_friction)
+        world.arena_bodies["step"] = _box(world, (x0 + d / 2, 0.0, h - band / 2), (d, self.width, band), self.friction)
         return ground
+
+
+EDGE_BAND = 0.005  # m: the top of the riser face that belongs to the edge (keeps ``friction``) when the riser
+# has its own: the edge contacts of a climb lie within 3 mm of the edge line (lab.trials.step_climb.EDGE_NEAR)
 
 
 @register_arena("stairs")

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..fields import choice, info, num
 from ..forces.hydrodynamics import HydroCoefficients
+from ..kernels import compiled
 from ..state import ModelInfo, RobotState
 from .base import Controller, register_controller
 
@@ -112,6 +113,77 @@ def outer_loop(p: EelFLParams, t: float, phi: np.ndarray, phid: np.ndarray) -> n
     return rdd + p.kd * (rd - phid) + p.kp * (r - phi)
 
 
+@compiled
+def state_vector_loops(R_WB, q, qd, w_W, p_W, v_W, mass, x):
+    """The engine controller's glue before the model terms, one pass: x = [φ, θ0, p_x, p_y, φ̇, θ̇0, v_t, v_n]
+    of the non-inertial model (Zhang 2018, eqs. 9–11) from the snapshot. θ_1 is link 0's heading,
+    θ_{j+1} = θ_j + q_j (lab convention, so φ = −q), θ0 the mean link angle, θ̇0 the mean yaw rate,
+    (p, v) the mass-weighted centre of mass and its velocity, (v_t, v_n) = R(θ0)ᵀ v. The numpy form is
+    :meth:`EelFeedbackLinearization.state_vector_numpy` (tests compare the two)."""
+    n = R_WB.shape[0]
+    th = math.atan2(R_WB[0, 1, 0], R_WB[0, 0, 0])
+    acc = th
+    theta_sum = th
+    wz = w_W[0, 2]
+    for j in range(n - 1):
+        acc += q[j]
+        theta_sum += acc
+        wz += w_W[j + 1, 2]
+        x[j] = -q[j]
+        x[n + 2 + j] = -qd[j]
+    th0 = theta_sum / n
+    msum = 0.0
+    px = py = vx = vy = 0.0
+    for i in range(n):
+        m = mass[i]
+        msum += m
+        px += m * p_W[i, 0]
+        py += m * p_W[i, 1]
+        vx += m * v_W[i, 0]
+        vy += m * v_W[i, 1]
+    px /= msum
+    py /= msum
+    vx /= msum
+    vy /= msum
+    c, s = math.cos(th0), math.sin(th0)
+    x[n - 1] = th0
+    x[n] = px
+    x[n + 1] = py
+    x[2 * n + 1] = wz / n
+    x[2 * n + 2] = vx * c + vy * s
+    x[2 * n + 3] = -vx * s + vy * c
+
+
+@compiled
+def fl_torque_loops(M, h, x, t, alpha, omega, beta, gamma, kp, kd, effort, saturate, u, tau):
+    """The engine controller's glue after the model terms, one pass: ū of eqs. 34 and 37 from x, then
+    eq. 35 in the reduced form (one unactuated coordinate θ0, :func:`fl_torque`'s first branch), and the
+    joint torques τ = −u (lab convention), clipped at ±effort when ``saturate``. Writes u and τ.
+    The numpy form is :func:`outer_loop` + :func:`fl_torque` (tests compare the two)."""
+    k = u.shape[0]
+    n = k + 1
+    ubar = np.empty(k)
+    om2 = omega * omega
+    for i in range(k):
+        ph = omega * t + beta * i
+        sn, cs = math.sin(ph), math.cos(ph)
+        ubar[i] = -alpha * om2 * sn + kd * (alpha * omega * cs - x[n + 2 + i]) + kp * (alpha * sn + gamma - x[i])
+    qu = 0.0
+    for j in range(k):
+        qu += M[k, j] * ubar[j]
+    qu = -(qu + h[k]) / M[k, k]  # θ̈0
+    for i in range(k):
+        acc = 0.0
+        for j in range(k):
+            acc += M[i, j] * ubar[j]
+        acc = acc + M[i, k] * qu + h[i]
+        u[i] = acc
+        tq = -acc
+        if saturate:
+            tq = min(max(tq, -effort), effort)
+        tau[i] = tq
+
+
 @register_controller("eel_feedback_linearization", params=EelFLParams)
 class EelFeedbackLinearization(Controller):
     """Eqs. 35–37 on the engine (reads the snapshot) and on the analytic models (:meth:`model_torque`).
@@ -160,7 +232,14 @@ class EelFeedbackLinearization(Controller):
         self.last_u = np.zeros(model.n_joints)
 
     def state_vector(self, state: RobotState) -> np.ndarray:
-        """The non-inertial model's state [φ, θ0, p_x, p_y, φ̇, θ̇0, v_t, v_n] from the snapshot."""
+        """The non-inertial model's state [φ, θ0, p_x, p_y, φ̇, θ̇0, v_t, v_n] from the snapshot (one
+        compiled pass, :func:`state_vector_loops`)."""
+        x = np.empty(2 * self._n + 4)
+        state_vector_loops(state.R_WB, state.q, state.qd, state.w_W, state.p_W, state.v_W, state.model.mass, x)
+        return x
+
+    def state_vector_numpy(self, state: RobotState) -> np.ndarray:
+        """:meth:`state_vector` in numpy (the reference the compiled pass is tested against)."""
         n = self._n
         theta = np.empty(n)
         theta[0] = state.yaw[0]
@@ -181,11 +260,25 @@ class EelFeedbackLinearization(Controller):
         return x
 
     def act(self, state: RobotState) -> np.ndarray:
+        """τ = −u of eqs. 34–37 on the snapshot: three compiled calls (the state vector, the model terms of
+        eqs. 32–33, the outer loop with eq. 35); the numpy form is :meth:`act_numpy`."""
         x = self.state_vector(state)
+        M, h = self._ni.terms(x)
+        p = self.params
+        k = self._n - 1
+        u = np.empty(k)
+        tau = np.empty(k)
+        fl_torque_loops(M, h, x, state.t, p.alpha, p.omega, p.beta, p.gamma_at(state.t), p.kp, p.kd,
+                        float(self.model.effort), bool(p.saturate), u, tau)
+        self.last_u = u
+        return tau
+
+    def act_numpy(self, state: RobotState) -> np.ndarray:
+        """:meth:`act` in numpy (the reference the compiled passes are tested against)."""
+        x = self.state_vector_numpy(state)
         M, h = self._ni.terms(x)
         n = self._n
         u = self.model_torque(state.t, x[: n - 1], x[n + 2 : 2 * n + 1], M, h)
-        self.last_u = u
         tau = -u
         return self.saturate(tau) if self.params.saturate else tau
 
@@ -194,4 +287,4 @@ class EelFeedbackLinearization(Controller):
 
 
 __all__ = ["EelFLParams", "EelFeedbackLinearization", "fl_torque", "reference", "outer_loop", "gamma_eq39",
-           "EQ39_BREAKPOINTS"]
+           "EQ39_BREAKPOINTS", "fl_torque_loops", "state_vector_loops"]

@@ -1,36 +1,89 @@
-"""A Gymnasium environment over any scenario: the policy's torques replace the scenario's controller.
+"""A Gymnasium environment over any scenario: the policy's commands replace the scenario's controller.
 
 Everything else is the scenario as ``lab run`` runs it — robot, arena, trial bodies, friction and
 every ``[forces.*]`` law — and each engine step is :meth:`lab.runner.Simulation.step`, the runner's
-own step (laws on the snapshot, torques and forces applied in one place by the World, engine step,
-energy ledger, divergence check). One environment step holds the action's torques for
-``control_dt`` (default 10 ms, a whole number of engine steps).
+own step (laws on the snapshot, torques and forces applied in one place by the World — through the
+joints' motors, :mod:`lab.actuators` — engine step, divergence check). One environment step holds
+the action for ``control_dt`` (default 10 ms, a whole number of engine steps).
 
-* **Action**: one value in [-1, 1] per actuated joint, scaled by that joint's effort limit (the
-  URDF's): the body joints of snakes and eels; the arm and the track drive of the tracked robot (the
-  planetary's two outputs, i0·i1·τ_max and i0·i1·i2·τ_max, Hu 2013 §1.1). Other joints (passive
-  wheels, the geared belt) get no torque, as in the scenarios.
-* **Observation** (float64, names in ``env.obs_names``): joint angles and rates, every link's yaw
-  relative to the task heading, the COM velocity in the task frame (forward, left, up), the COM
-  height above its start, the base link's angular velocity in the task frame and gravity's
-  direction in the base link's frame (its tilt). The task frame is the scenario's
-  ``init.heading_deg``: "forward" is where the robot points at the start.
-* **Reward** (:class:`Reward`): ``forward·v_fwd + up·v_up − energy·P/(m g)`` per step, v the COM's
-  velocity over the step and P the motors' mean absolute power Σ|τ_j q̇_j|. P/(m g) is a speed (the
-  rate at which P would lift the robot's weight), so ``energy`` is the cost of transport at which a
-  gait breaks even: with the default 0.1 a gait is rewarded while it moves its weight more than
-  10× cheaper than lifting it. The tracked robot also earns height (``up = 1``, it climbs).
-* **Termination**: a diverged simulation (the runner's checks: NaN, runaway energy, through the
-  floor), and for the tracked robot a body turned over (its up axis below −0.5 g: 120° tilt);
-  truncation at ``sim.duration``. ``reward=`` and ``terminate=`` take your own callables.
+Action (``action_mode``)
+------------------------
+One value in [-1, 1] per actuated joint (a joint with a motor, :attr:`lab.world.World.motors`): the
+body joints of snakes and eels; the arm and the track drive of the tracked robot. Other joints
+(passive wheels, pulleys, the geared belt) get no torque, as in the scenarios.
+
+================  =====================================================================================
+``"torque"``      τ_j = a_j · τ_s,j (the motor's stall torque at the joint = the URDF effort), then
+(default)         clipped by the World to the motor's torque–speed line at the joint's speed: a
+                  command beyond what the motor can give at that speed is cut to it.
+``"position"``    a PD servo, every engine step: joints with limits take angle targets
+                  q*_j = lower + (a_j + 1)(upper − lower)/2; continuous joints (the tracked robot's arm
+                  and drive) take rate targets q̇*_j = a_j ω_0,j. τ_j = k_p (q*_j − q_j) + k_d (q̇*_j − q̇_j)
+                  (q̇* = 0 for angle targets, k_p = 0 for rate targets), with k_p = τ_s / 0.25 rad
+                  (stall torque at a quarter radian of error) and k_d = τ_s / ω_0 (the slope of the
+                  motor's own line) but at most J/h (J the joint's reflected inertia, h the engine
+                  step: the explicit step's deadbeat gain, above which the servo chatters — the
+                  tracked drive's 0.44 instead of 3.6 N·m·s/rad), then clipped by the motor like any
+                  torque.
+================  =====================================================================================
+
+Observation (float64, names in ``env.obs_names``; J joints, N links; "task frame": x forward = the
+scenario's ``init.heading_deg``, y left, z up)
+------------------------------------------------------------------------------------------------
+==================  =======  =====  ==========================================================
+name                size     unit   what
+==================  =======  =====  ==========================================================
+``q_j``             J        rad    joint angles (every movable joint, URDF order)
+``qd_j``            J        rad/s  joint rates
+``yaw_i``           N        rad    each link's yaw relative to the task heading, in (−π, π]
+``v_fwd/left/up``   3        m/s    the mass-weighted COM velocity, task frame
+``com_dz``          1        m      COM height above its start
+``w0_fwd/left/up``  3        rad/s  the base link's angular velocity, task frame
+``g0_x/y/z``        3        1      gravity's direction in the base link's frame (its tilt)
+==================  =======  =====  ==========================================================
+
+Reward (:class:`Reward`, per step)
+----------------------------------
+``r = forward·v_fwd + up·v_up − energy·P/(m g)``: v the COM's mean velocity over the step (task
+frame), P the motors' mean absolute power Σ_j |τ_j q̇_j| over the step (the torques the motors
+applied, q̇ the step's trapezoid), m g the robot's weight. P/(m g) is a speed (the rate at which P
+would lift the robot), so ``energy`` is the cost of transport at which a gait breaks even: with the
+default 0.1 a gait is rewarded while it moves its weight more than 10× cheaper than lifting it. The
+tracked robot also earns height (``up = 1``: it climbs).
+
+Episode end
+-----------
+* **terminated** — a diverged simulation (the runner's checks: NaN, runaway kinetic energy, a link
+  through the floor): the step's reward is ``−divergence_penalty`` (default 100, larger than any
+  return a 10 s episode can earn: 1000 steps at 10 cm/s is 100) and ``info["diverged"]`` says why;
+  the observation is the last finite one. For the tracked robot also a body turned over (its up
+  axis below −0.5 g: 120° tilt). ``reward=`` and ``terminate=`` take your own callables.
+* **truncated** — at ``sim.duration`` (shorten it with ``overrides={"sim.duration": 10}``).
 * **Resets**: ``reset(seed=s)`` is deterministic. Each episode runs the scenario with its ``seed``
   drawn from the environment's generator (so ``init.joint_noise`` varies between episodes);
   ``options={"scenario_seed": k}`` pins it (the scenario's own seed reproduces ``lab run``).
+
+Rendering
+---------
+``render_mode="rgb_array"``: the video's follow camera (:class:`lab.video.FollowCamera`, PyBullet's
+CPU renderer, headless), the ground grid and the overlays ``--screenshot`` draws (:mod:`lab.overlay`:
+force arrows, head and COM trails, the laws' lines, time and energy). ``render_mode="human"``: the
+PyBullet window (:mod:`lab.gui`, needs an X display; on a headless machine ``xvfb-run``), mirrored
+every engine step and paced to real time.
+
+Version history
+---------------
+* v1: the joints' motors (torque–speed lines, :mod:`lab.actuators`) enforced by the World; the
+  tracked ids with Table 1's line (``robot.motor_speed_line = true``); a divergence ends the episode
+  with ``−divergence_penalty`` (v0: reward 0); ``action_mode="position"``; ``render_mode="human"``;
+  ``rgb_array`` with the grid and overlays.
+* v0: torques up to the effort limit at any speed (random actions reached 100 rad/s and diverged).
 """
 
 from __future__ import annotations
 
 import math
+import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -43,6 +96,9 @@ from ..controllers.base import Controller
 from ..errors import Diverged
 
 CONTROL_DT = 0.01  # s: default action period, 10 engine steps at the lab's 1 ms
+DIVERGENCE_PENALTY = 100.0  # the reward of a step whose simulation diverged is −this (see the docstring)
+SERVO_ANGLE = 0.25  # rad: the position servo's angle error that commands the stall torque (k_p = τ_s/this)
+ACTION_MODES = ("torque", "position")
 
 
 @dataclass(frozen=True)
@@ -73,53 +129,106 @@ DEFAULTS: dict[str, tuple[Reward, Callable | None]] = {
 }
 
 
-def actuators(spec, joint_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """(joint indices, effort limits [N·m]) of the joints a policy drives. A robot spec may say with
-    an ``actuators()`` method returning {joint name: limit}; else the body joints (``joint_*``) with
-    their URDF effort limit, and for the tracked robot the arm and drive outputs."""
-    own = getattr(spec, "actuators", None)
-    if own is not None:
-        limits = dict(own())
-    elif {"arm_joint", "drive_joint"} <= set(joint_names):
-        limits = {"arm_joint": spec.effort, "drive_joint": spec.effort * spec.i2}  # i0 i1 τ_max, i0 i1 i2 τ_max
-    else:
-        urdf = ET.fromstring(spec.to_urdf())
-        limits = {}
-        for j in urdf.iter("joint"):
-            lim = j.find("limit")
-            if j.get("name", "").startswith("joint_") and lim is not None:
-                limits[j.get("name")] = float(lim.get("effort"))
-    idx = [joint_names.index(name) for name in limits]
-    return np.array(idx, dtype=int), np.array([limits[joint_names[i]] for i in idx], dtype=float)
+def actuators(world) -> tuple[np.ndarray, np.ndarray]:
+    """(joint indices, stall torques [N·m]) of the joints a policy drives: those with a motor."""
+    idx = np.flatnonzero(np.isfinite(world.motors.stall_torque))
+    return idx, world.motors.stall_torque[idx].copy()
 
 
-class HeldTorque(Controller):
-    """Stands in for the scenario's controller: returns the torques the policy last set."""
+def joint_ranges(urdf_text: str, joint_names) -> dict[str, tuple[float, float] | None]:
+    """Each named joint's (lower, upper) limit from the URDF text, None for a continuous joint."""
+    out = {}
+    for j in ET.fromstring(urdf_text).iter("joint"):
+        name = j.get("name", "")
+        if name not in joint_names:
+            continue
+        lim = j.find("limit")
+        lo, hi = (float(lim.get("lower", 0)), float(lim.get("upper", 0))) if lim is not None else (0.0, 0.0)
+        out[name] = (lo, hi) if j.get("type") != "continuous" and hi > lo else None
+    return out
 
-    def __init__(self, n_joints: int):
+
+class Ledger:
+    """Stands in for the run's recorder: the env needs no time series, only the motors' absolute work
+    Σ_j |τ_j (q̇_j + q̇'_j)/2| dt over an action (what :class:`Reward` turns into P)."""
+
+    def __init__(self, dt: float):
+        self.dt = dt
+        self.work = 0.0
+
+    def start(self, state) -> None:
+        self.work = 0.0
+
+    def on_step(self, state, tau, parts, new) -> None:
+        if tau is not None:
+            self.work += float(np.abs(tau * (state.qd + new.qd)).sum()) * 0.5 * self.dt
+
+
+class Policy(Controller):
+    """Stands in for the scenario's controller: the torques of the last action (``"torque"``), or the
+    PD servo of the module docstring towards its targets (``"position"``)."""
+
+    def __init__(self, n_joints: int, index: np.ndarray, stall: np.ndarray, mode: str = "torque",
+                 no_load=None, ranges=None, inertia=None, dt: float = 0.0):
         super().__init__(None)
+        self.mode = mode
+        self.index = index
         self.tau = np.zeros(n_joints)
+        self.stall = stall
+        if mode == "position":
+            lo = np.array([r[0] if r is not None else 0.0 for r in ranges])
+            hi = np.array([r[1] if r is not None else 0.0 for r in ranges])
+            self.angle = np.array([r is not None for r in ranges])
+            self.lo, self.hi = lo, hi
+            self.no_load = np.asarray(no_load, dtype=float)
+            self.kp = np.where(self.angle, stall / SERVO_ANGLE, 0.0)
+            self.kd = stall / self.no_load
+            if inertia is not None:  # at most the explicit step's deadbeat gain J/h
+                self.kd = np.minimum(self.kd, np.asarray(inertia, dtype=float) / dt)
+            self.q_target = np.zeros(len(index))
+            self.qd_target = np.zeros(len(index))
+
+    def set_action(self, a: np.ndarray) -> None:
+        if self.mode == "torque":
+            self.tau[self.index] = a * self.stall
+        else:
+            self.q_target = np.where(self.angle, self.lo + (a + 1.0) * 0.5 * (self.hi - self.lo), 0.0)
+            self.qd_target = np.where(self.angle, 0.0, a * self.no_load)
 
     def act(self, state) -> np.ndarray:
+        if self.mode == "torque":
+            return self.tau
+        i = self.index
+        self.tau[i] = self.kp * (self.q_target - state.q[i]) + self.kd * (self.qd_target - state.qd[i])
         return self.tau
 
 
 class LabEnv(gym.Env):
-    """A scenario as a Gymnasium environment (see the module docstring).
+    """A scenario as a Gymnasium environment (the module docstring is its spec).
 
     ``scenario``: a name from ``lab list``, a .toml path or a loaded Scenario; ``overrides``: the
-    ``--set`` keys (``{"sim.duration": 10}``); ``control_dt``: seconds per action; ``reward(env,
-    prev_state, state, power) -> float`` and ``terminate(env, state) -> bool`` replace the robot's
-    defaults; ``render_mode="rgb_array"`` renders the engine camera (headless, CPU)."""
+    ``--set`` keys (``{"sim.duration": 10}``), applied over the id's own (``base_overrides``);
+    ``control_dt``: seconds per action; ``action_mode``: ``"torque"`` or ``"position"``;
+    ``reward(env, prev_state, state, power) -> float`` and ``terminate(env, state) -> bool`` replace
+    the robot's defaults; ``divergence_penalty``: see the docstring; ``render_mode``: ``"rgb_array"``
+    or ``"human"``."""
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": round(1.0 / CONTROL_DT)}
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": round(1.0 / CONTROL_DT)}
 
     def __init__(self, scenario: Any = "snake_passive_creeping", overrides=None, control_dt: float | None = None,
                  reward: Callable | None = None, terminate: Callable | None = None, render_mode: str | None = None,
-                 render_size: tuple[int, int] = (480, 360)):
+                 render_size: tuple[int, int] = (640, 480), action_mode: str = "torque",
+                 divergence_penalty: float = DIVERGENCE_PENALTY, base_overrides=None):
         from ..api import load_scenario
 
-        self.scenario = sc = load_scenario(scenario, overrides)
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode: must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        if action_mode not in ACTION_MODES:
+            raise ValueError(f"action_mode: must be one of {ACTION_MODES}, got {action_mode!r}")
+        if not (isinstance(divergence_penalty, (int, float)) and math.isfinite(divergence_penalty)
+                and divergence_penalty >= 0):
+            raise ValueError(f"divergence_penalty: must be a finite number >= 0, got {divergence_penalty!r}")
+        self.scenario = sc = load_scenario(scenario, {**(base_overrides or {}), **(overrides or {})})
         dt = sc.sim.dt
         self.frame_skip = max(1, int(round((control_dt or CONTROL_DT) / dt)))
         self.control_dt = self.frame_skip * dt
@@ -127,8 +236,8 @@ class LabEnv(gym.Env):
         default_reward, default_terminate = DEFAULTS.get(sc.robot_type, (Reward(), None))
         self.reward_fn = reward if reward is not None else default_reward
         self.terminate_fn = terminate if terminate is not None else default_terminate
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode: must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.divergence_penalty = float(divergence_penalty)
+        self.action_mode = action_mode
         self.render_mode = render_mode
         self.render_size = (int(render_size[0]), int(render_size[1]))
         self.metadata = {**self.metadata, "render_fps": round(1.0 / self.control_dt)}
@@ -139,11 +248,28 @@ class LabEnv(gym.Env):
                                     [0.0, 0.0, 1.0]])
         self.sim = None
         self.state = None
+        self._gui = None
+        self._viewer = None
+        if render_mode == "human":
+            from ..gui import open_viewer
+
+            self._viewer = open_viewer()  # before any DIRECT client (lab.gui.open_viewer)
         self._episode_seed = sc.seed
-        self._build(sc.seed)  # the spaces need the loaded robot's joints and links
-        model = self.sim.world.model
+        world = self._new_sim(sc.seed)  # the spaces need the loaded robot's joints, links and motors
+        model = world.model
         self.joint_names = model.joint_names
-        self.act_index, self.act_limit = actuators(sc.robot, model.joint_names)
+        self.act_index, self.act_limit = actuators(world)
+        self.no_load = world.motors.no_load_speed[self.act_index].copy()
+        self._ranges = None
+        if action_mode == "position":
+            names = [model.joint_names[i] for i in self.act_index]
+            rng = joint_ranges(sc.robot.to_urdf(), names)
+            self._ranges = [rng.get(n) for n in names]
+            bad = [n for n, r, w in zip(names, self._ranges, self.no_load) if r is None and not math.isfinite(w)]
+            if bad:
+                raise ValueError(f"action_mode: 'position' gives continuous joints rate targets a·ω_0, but {bad} "
+                                 "have no no-load speed (set the robot's motor speed line)")
+        self._start_episode()
         self.weight = float(model.mass.sum() * max(model.gravity, 1e-9))
         self.action_space = spaces.Box(-1.0, 1.0, shape=(len(self.act_index),), dtype=np.float32)
         J, N = len(model.joint_names), model.n_links
@@ -153,7 +279,7 @@ class LabEnv(gym.Env):
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(self.obs_names),), dtype=np.float64)
 
     # ------------------------------------------------------------------ episode
-    def _build(self, scenario_seed: int) -> None:
+    def _new_sim(self, scenario_seed: int):
         import dataclasses
 
         from ..runner import Simulation
@@ -162,15 +288,42 @@ class LabEnv(gym.Env):
             self.sim.close()
         sc = dataclasses.replace(self.scenario, seed=int(scenario_seed))
         self.sim = Simulation(sc)  # exactly lab run's set-up: World, robot, arena, trial bodies, force laws
-        self.held = HeldTorque(self.sim.world.n_joints)
-        self.held.reset(self.sim.world.model, sc.sim.dt)
-        self.sim.controller = self.held
-        self.state = self.sim.world.read_state()
-        self.sim.recorder.start(self.state)
+        return self.sim.world
+
+    def _start_episode(self) -> None:
+        sim = self.sim
+        w = sim.world
+        J = None if w.motors.inertia is None else w.motors.inertia[self.act_index]
+        self.policy = Policy(w.n_joints, self.act_index, self.act_limit, self.action_mode, self.no_load, self._ranges,
+                             J, w.dt)
+        self.policy.reset(w.model, self.scenario.sim.dt)
+        sim.controller = self.policy
+        sim.recorder = self.ledger = Ledger(w.dt)  # no time series: the env reads the motors' work only
+        self.state = w.read_state()
         self.com0_W = self.state.com_W.copy()
         self.steps = 0
         self._dead = False
         self._camera = None
+        self._scene = None
+        if self.render_mode == "rgb_array":
+            from ..overlay import Scene
+
+            self._scene = Scene(w, [self.policy, *sim.forces.values()])
+            self._scene.update(0, self.state)
+        elif self.render_mode == "human":
+            self._open_gui()
+
+    def _open_gui(self) -> None:
+        from ..gui import GuiOverlay, clear_viewer
+
+        v = self._viewer
+        if v is None:  # the window was closed: no more rendering
+            return
+        if self._gui is not None and not clear_viewer(v):  # a new episode in the same window
+            self._viewer = self._gui = None  # the window was closed meanwhile
+            return
+        self._gui = GuiOverlay(self.sim.world, self.policy, viewer=v)
+        self._wall0 = time.perf_counter()
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
@@ -180,47 +333,63 @@ class LabEnv(gym.Env):
         else:
             episode_seed = int(self.np_random.integers(2**31 - 1))
         self._episode_seed = episode_seed
-        self._build(episode_seed)
+        self._new_sim(episode_seed)
+        self._start_episode()
         self._last_obs = self._observe(self.state)
         return self._last_obs.copy(), {"t": self.state.t, "scenario_seed": episode_seed}
 
     def torques(self, action) -> np.ndarray:
-        """(J,) joint torques [N·m] for an action in [-1, 1]^n (clipped): zero on unactuated joints."""
-        a = np.clip(np.asarray(action, dtype=float).reshape(-1), -1.0, 1.0)
-        if a.shape != self.act_limit.shape:
-            raise ValueError(f"action: expected {self.act_limit.size} values, got {a.size}")
+        """(J,) joint torques [N·m] an action in [-1, 1]^n (clipped) commands in torque mode, before
+        the motors' lines: a_j τ_s,j on the actuated joints, zero on the others."""
+        a = self._action(action)
         tau = np.zeros(self.sim.world.n_joints)
         tau[self.act_index] = a * self.act_limit
         return tau
 
+    def _action(self, action) -> np.ndarray:
+        a = np.clip(np.asarray(action, dtype=float).reshape(-1), -1.0, 1.0)
+        if a.shape != self.act_limit.shape:
+            raise ValueError(f"action: expected {self.act_limit.size} values, got {a.size}")
+        return a
+
     def step(self, action):
         if self._dead:
             raise RuntimeError("the episode has ended (diverged): call reset()")
-        tau = self.torques(action)
-        self.held.tau = tau
+        self.policy.set_action(self._action(action))
         sim, prev = self.sim, self.state
-        state, energy, info = prev, 0.0, {}
-        terminated = False
+        state, info = prev, {}
+        self.ledger.work = 0.0
+        scene, gui = self._scene, self._gui
         try:
             for _ in range(self.frame_skip):
-                new, _ = sim.step(state)  # the runner's step: laws, World.apply, engine, ledger, checks
-                # motors' absolute power with the step's mean rate (the ledger's trapezoid, per joint)
-                energy += float(np.abs(tau * 0.5 * (state.qd + new.qd)).sum()) * sim.world.dt
-                state = new
+                state, applied = sim.step(state)  # the runner's step: laws, World.apply (motors), engine, checks
+                if scene is not None:
+                    scene.update(sim.world.steps, state, applied)
+                if gui is not None:
+                    self._gui_step(state, applied)
         except Diverged as exc:
             self._dead = True
             info["diverged"] = str(exc)
-            return self._last_obs.copy(), 0.0, True, False, info
+            return self._last_obs.copy(), -self.divergence_penalty, True, False, info
         self.state = state
         self.steps += 1
-        power = energy / (state.t - prev.t)
+        power = self.ledger.work / (state.t - prev.t)
         reward = float(self.reward_fn(self, prev, state, power))
-        if self.terminate_fn is not None:
-            terminated = bool(self.terminate_fn(self, state))
+        terminated = bool(self.terminate_fn(self, state)) if self.terminate_fn is not None else False
         truncated = self.steps >= self.max_steps and not terminated
         self._last_obs = self._observe(state)
         info.update(t=state.t, power=power)
         return self._last_obs.copy(), reward, terminated, truncated, info
+
+    def _gui_step(self, state, applied) -> None:
+        from ..forces import as_wrench
+        from ..world import pace
+
+        gui = self._gui
+        if gui.closed:
+            return
+        if gui.update(self.sim.world.steps, state, as_wrench(applied).F_W):
+            pace(state.t, self._wall0)
 
     # ------------------------------------------------------------------ observation
     def _observe(self, s) -> np.ndarray:
@@ -235,16 +404,31 @@ class LabEnv(gym.Env):
 
     # ------------------------------------------------------------------ render
     def render(self):
+        """``rgb_array``: an (H, W, 3) uint8 frame of the last state (follow camera, ground grid,
+        overlays); ``human``: the window is refreshed every engine step by :meth:`step` (returns None)."""
         if self.render_mode != "rgb_array":
             return None
-        w, h = self.render_size
-        com = self.state.com_W
-        back = self.task_frame[:, 0]
-        size = max(0.3, 1.5 * float(np.ptp(self.state.p_W[:, :2], axis=0).max() + self.scenario.robot.link_length))
-        eye = com - back * size * 0.8 + np.array([0.0, 0.0, 0.6 * size])
-        return self.sim.world.camera_image(w, h, eye, com, fov_deg=50.0, near=0.01, far=100.0)
+        from ..overlay import draw
+        from ..video import FollowCamera, follow_camera
+
+        if self._camera is None:
+            width, height = self.render_size
+            # eased like the video's camera (0.5 s), one easing step per rendered action; the grid added
+            self._camera = follow_camera(self.sim.world, width, height,
+                                         alpha=min(1.0, self.control_dt / FollowCamera.ease_tau))
+        view = self._camera.view(self.state)
+        rgb = self._camera.render(view, shadow=True)
+        return draw(rgb, self._scene, view, self._camera.proj)
 
     def close(self):
+        if self._gui is not None:
+            self._gui.close()  # disconnects the viewer
+            self._gui = self._viewer = None
+        elif self._viewer is not None:
+            from ..gui import close_viewer
+
+            close_viewer(self._viewer)
+            self._viewer = None
         if self.sim is not None:
             self.sim.close()
             self.sim = None

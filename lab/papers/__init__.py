@@ -10,7 +10,7 @@ they are (robots, arenas, forces, controllers, models, analysis used by several 
 | ``wang2011_unified`` | Wang et al. 2011, unified locomotion/manipulation dynamics        | ``wang2011_unified``  | ``unified_manipulation``, ``unified_locomotion`` |
 | ``hu2013_tracked``   | Hu et al. 2013, tracked wheel-manipulator robot on a step         | ``hu2013_tracked``    | ``step_climb`` |
 | ``guo2015_wheeled``  | Guo et al. 2015, passive-wheel snake, unified model and PFL       | ``guo2015_wheeled``   | ``nonholonomic_models``, ``pfl_tracking``, ``pfl_engine`` |
-| ``zhang2018_eel``    | Zhang et al. 2018, eel robot in a non-inertial frame              | ``zhang2018_eel``     | ``eel_models``, ``eel_engine`` |
+| ``zhang2018_eel``    | Zhang et al. 2018, eel robot in a non-inertial frame              | ``zhang2018_eel``     | ``eel_models``, ``hydro_decay``, ``eel_engine`` |
 
 To change how paper X is reproduced, open its package here; to add a paper, add a package, list it in
 :data:`PAPERS` and its checks and report modules in :mod:`lab.plugins`.

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, count, num
-from .base import register_robot
+from ..fields import count, num
+from .base import Robot, register_robot
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @register_robot("eel")
 @dataclass(frozen=True)
-class EelSpec(Validated):
+class EelSpec(Robot):
     """``n_links`` cylinders of half-length ``half_length`` (l) and radius ``radius`` (R).
 
     Mass is neutral buoyancy, m = ρ π R² · 2l (Zhang 2018, §4.2): with the defaults 0.5531 kg,
@@ -35,15 +35,28 @@ class EelSpec(Validated):
     joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range")
     effort: float = num(20.0, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(20.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
+    stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
+                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+    no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
+                               doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
     added_mass: float = num(0.0, ge=0, unit="kg", doc="water's added mass folded into each link, at most 10·mass")
     added_yaw_inertia: float = num(0.0, ge=0, le=1, unit="kg·m²", doc="added yaw inertia folded into each link")
 
     def __post_init__(self):
         super().__post_init__()
+        if math.isnan(self.stall_torque):
+            object.__setattr__(self, "stall_torque", float(self.effort))
+        if math.isnan(self.no_load_speed):
+            object.__setattr__(self, "no_load_speed", float(self.max_joint_speed))
         if self.radius > 2 * self.half_length:
             raise ValueError(f"radius: must be in [0.001 m, 2·half_length], got {self.radius}")
         if self.added_mass > 10.0 * self.mass:
             raise ValueError(f"added_mass: must be in [0, 10·mass = {10.0 * self.mass:.4g}] kg, got {self.added_mass}")
+
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
+        World enforces on every torque it applies (lab.actuators)."""
+        return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_links - 1)}
 
     @property
     def mass(self) -> float:
@@ -52,6 +65,19 @@ class EelSpec(Validated):
     @property
     def link_length(self) -> float:
         return 2.0 * self.half_length
+
+    def views(self) -> tuple:
+        """The top view of every link's path, and the swimmer's heading and centre-of-mass path (the
+        turns of Zhang 2018's eq. 39 schedule are read off these)."""
+        from ..analysis.plots import HEADING_VIEW, TOP_VIEW
+
+        return (TOP_VIEW, HEADING_VIEW)
+
+    def headline(self) -> tuple:
+        from ..views import Headline
+
+        return (Headline("heading.change_deg", "body heading, end − start (positive = left)"),
+                Headline("com.displacement_m"))
 
     @property
     def head_link(self) -> str:

@@ -5,14 +5,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..fields import Validated, count, num
-from .base import register_robot
+from ..fields import count, num
+from .base import Robot, register_robot
 from .urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @register_robot("snake")
 @dataclass(frozen=True)
-class SnakeSpec(Validated):
+class SnakeSpec(Robot):
     """A planar chain of ``n_modules`` cylinders with yaw joints (Wang 2011, Fig 2, Table 1).
 
     Defaults are Table 1: 10 modules of 0.08 m and 0.5 kg. The radius 7.5 mm is chosen so that the
@@ -27,11 +27,24 @@ class SnakeSpec(Validated):
     joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range")
     effort: float = num(1.5, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(10.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
+    stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
+                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+    no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
+                               doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
 
     def __post_init__(self):
         super().__post_init__()
+        if math.isnan(self.stall_torque):
+            object.__setattr__(self, "stall_torque", float(self.effort))
+        if math.isnan(self.no_load_speed):
+            object.__setattr__(self, "no_load_speed", float(self.max_joint_speed))
         if self.radius > self.module_length:
             raise ValueError(f"radius: must be in [0.001 m, module_length], got {self.radius}")
+
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
+        World enforces on every torque it applies (lab.actuators)."""
+        return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_modules - 1)}
 
     @property
     def n_links(self) -> int:

@@ -41,8 +41,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, info, num, vector
-from .base import register_robot
+from ..fields import info, num, vector
+from .base import Robot, register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
@@ -108,6 +108,17 @@ class _SlabReset:
         self._states, self._reset, self._change = world.fast_calls()
         self._zeros = [[0.0]] * len(joints)
 
+    def snapshot(self) -> tuple:
+        """The gear targets (World.save_state: Bullet's saveState does not hold constraint settings)."""
+        return tuple(self.target)
+
+    def restore(self, target: tuple) -> None:
+        """Back to a :meth:`snapshot`: the targets, and the gears set to them (else, after a rewind, each
+        gear would pull its slab by the whole travel since the snapshot: a runaway)."""
+        self.target = list(target)
+        for cid, tg in zip(self.constraints, self.target):
+            self._change(cid, relativePositionTarget=tg)
+
     def __call__(self) -> None:
         b, change, tg = self.body, self._change, self.target
         states = self._states(b, self.joints)
@@ -119,7 +130,7 @@ class _SlabReset:
 
 @register_robot("tracked")
 @dataclass(frozen=True)
-class TrackedSpec(Validated):
+class TrackedSpec(Robot):
     """Table 1 of Hu 2013 plus what the paper leaves open (marked).
 
     body_mass 5 kg is the whole body (frame, pulleys, belt); arm_mass 1.2 kg is beam + guide wheel.
@@ -155,6 +166,10 @@ class TrackedSpec(Validated):
     i0: float = num(144.0, gt=0, doc="gear ratio (Table 1)")
     i1: float = num(5.0, gt=0, doc="gear ratio (Table 1)")
     i2: float = num(3.0 / 8.0, gt=0, doc="planetary ratio (Table 1)")
+    motor_speed_line: bool = info(
+        False, doc="enforce the motor's torque–speed line at the arm and drive outputs, with motor_speed_rpm as its "
+                   "no-load speed (lab.actuators); false: the torque limit alone (the independent-servo climb at "
+                   "θ̇ = 0.5 rad/s needs it: Table 1's line gives the arm 0.52 rad/s no-load speed)")
 
     def __post_init__(self):
         super().__post_init__()
@@ -211,6 +226,19 @@ class TrackedSpec(Validated):
     def link_length(self) -> float:
         return self.track_side + 2 * self.pulley_radius
 
+    def body_links(self, link_names: tuple[str, ...]) -> tuple[str, ...]:
+        return ("body",)
+
+    def actuated_joints(self, joint_names: tuple[str, ...]) -> tuple[str, ...]:
+        """The track's drive and the arm (the guide wheel, pulleys and slabs follow them)."""
+        return tuple(n for n in joint_names if n in ("drive_joint", "arm_joint"))
+
+    def views(self) -> tuple:
+        """Side view (x–z) of the body, the arm tip and the arena's profile; pitch and arm angle over time."""
+        from ..analysis.plots import PITCH_ARM_VIEW, SIDE_VIEW
+
+        return (SIDE_VIEW, PITCH_ARM_VIEW)
+
     @property
     def head_link(self) -> None:
         """No head: a body with an arm, not a chain (so no ``head.*`` metrics)."""
@@ -220,6 +248,24 @@ class TrackedSpec(Validated):
     def effort(self) -> float:
         """The largest joint torque the drive can produce: the arm's share at the motor's maximum."""
         return self.motor_torque_max * self.i0 * self.i1
+
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """The one motor seen at its two outputs (Hu 2013 §1.1, Table 1), (stall torque, no-load speed)
+        each: the arm through i0 i1, the drive through i0 i1 i2 (the planetary's outputs, as the climb
+        controller's DriveLimits). The no-load speed is Table 1's motor speed through the same ratio
+        when ``motor_speed_line`` is set, else none (inf). Each output gets the motor's whole line, as
+        if it alone turned; the differential's sharing of one motor between both is the climb
+        controller's (its 'differential' mode). Wheels, pulleys and the belt are passive.
+
+        The drive's third value is the belt's inertia reflected to it (drive link, three pulleys about
+        their axes, three slabs' m r²), which the engine's mass matrix does not see (the gears are
+        constraints): the motors' one-step cap divides by it (lab.actuators)."""
+        w_m = self.motor_speed_rpm * 2.0 * math.pi / 60.0 if self.motor_speed_line else math.inf
+        arm, drive = self.i0 * self.i1, self.i0 * self.i1 * self.i2
+        belt = (self.drive_inertia + 3 * float(self.pulley_mass_props().inertia[1, 1])
+                + 3 * self.slab_mass * self.pulley_radius**2)
+        return {"arm_joint": (arm * self.motor_torque_max, w_m / arm),
+                "drive_joint": (drive * self.motor_torque_max, w_m / drive, belt)}
 
     @property
     def rest_height(self) -> float:
@@ -385,6 +431,7 @@ class TrackedSpec(Validated):
                            spinningFriction=0.0)
         world.set_dynamics(body, names["arm"], lateralFriction=0.3)
         world.belt_reset = _SlabReset(world, body, slabs, gears, self.pulley_radius)
+        world.rewindables.append(world.belt_reset)
         world.record_contacts = True  # the climb's support triangle and edge forces come from the contacts
 
     @staticmethod

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from ..fields import Validated, info, num
+from ..fields import info, num
 from ..resources import asset_dir
-from .base import register_robot
+from .base import Robot, register_robot
 from .urdf import MassProps
 
 MOVABLE = ("revolute", "continuous", "prismatic")  # the joint types the World drives (planar/floating: not)
@@ -65,7 +65,7 @@ def read_joints(text: str, where: str = "path") -> list[tuple[str, str, float]]:
 
 @register_robot("urdf")
 @dataclass(frozen=True)
-class UrdfFileSpec(Validated):
+class UrdfFileSpec(Robot):
     """A robot read from a URDF file (the defaults load the lab's own snake asset)."""
 
     default_asset: ClassVar[bool] = False  # nothing to generate under assets/urdf/

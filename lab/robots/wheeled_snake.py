@@ -49,8 +49,8 @@ from typing import Literal
 
 import numpy as np
 
-from ..fields import Validated, choice, count, num, vector
-from .base import register_robot
+from ..fields import choice, count, num, vector
+from .base import Robot, register_robot
 from .urdf import MassProps, fmt, inertial_xml, material_xml, vec
 
 _R90 = "1.5707963268"
@@ -77,7 +77,7 @@ def _cylinder_z(mass: float, radius: float, height: float) -> np.ndarray:
 
 @register_robot("wheeled_snake")
 @dataclass(frozen=True)
-class WheeledSnakeSpec(Validated):
+class WheeledSnakeSpec(Robot):
     """Guo 2015 Table 1 (n = 9, m = 0.5 kg, l = 0.04 m) and J = m l² from the text (§§4.6, 5.2); the
     wheels, tube and housings are ours (the paper gives no hardware): small rubber wheels of 10 g.
 
@@ -112,6 +112,10 @@ class WheeledSnakeSpec(Validated):
     joint_limit: float = num(1.5708, gt=0, le=math.pi, unit="rad", doc="± yaw joint range about zero_shape")
     effort: float = num(1.5, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(10.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
+    stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
+                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+    no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
+                               doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
     contact_solver: Literal["mlcp_pgs", "sequential_impulse"] = choice(
         "mlcp_pgs", doc="the world's contact solver (setup sets it): Bullet's MLCP with projected Gauss–Seidel, "
                         "or its default sequential impulses")
@@ -123,6 +127,10 @@ class WheeledSnakeSpec(Validated):
 
     def __post_init__(self):
         super().__post_init__()
+        if math.isnan(self.stall_torque):
+            object.__setattr__(self, "stall_torque", float(self.effort))
+        if math.isnan(self.no_load_speed):
+            object.__setattr__(self, "no_load_speed", float(self.max_joint_speed))
         if math.isnan(self.yaw_inertia):
             object.__setattr__(self, "yaw_inertia", self.mass * self.half_length**2)
         shape = tuple(float(a) for a in self.zero_shape)
@@ -203,6 +211,11 @@ class WheeledSnakeSpec(Validated):
         return 2.0 * self.wheel_mass_props().inertia[1, 1] / self.wheel_radius**2
 
     # ---- what the World and the lab read -----------------------------------------------------------
+    def motors(self) -> dict[str, tuple[float, float]]:
+        """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
+        World enforces on every torque it applies (lab.actuators). The wheels are passive: no motor."""
+        return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_modules - 1)}
+
     @property
     def n_links(self) -> int:
         return 3 * self.n_modules + 1
@@ -210,6 +223,14 @@ class WheeledSnakeSpec(Validated):
     @property
     def link_length(self) -> float:
         return 2.0 * self.half_length
+
+    def body_links(self, link_names: tuple[str, ...]) -> tuple[str, ...]:
+        """The modules and the head point, tail first (the wheels are not the body's shape)."""
+        return tuple(n for n in link_names if not n.startswith("wheel"))
+
+    def actuated_joints(self, joint_names: tuple[str, ...]) -> tuple[str, ...]:
+        """The yaw joints (``joint_i``); the wheels spin freely (Guo 2015's passive wheels)."""
+        return tuple(n for n in joint_names if n.startswith("joint_"))
 
     @property
     def head_link(self) -> str:

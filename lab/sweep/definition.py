@@ -16,6 +16,7 @@ A sweep file is TOML::
     key = "controller.E_ref"          # any scenario field, dotted
     values = [0.5, 0.7, 1.0]          # … or grid = {start = 0.3, stop = 0.5, num = 3} (inclusive)
                                       # … or random = {low = 0.2, high = 0.6, n = 8} (uniform, seeded)
+    also = ["robot.i2"]               # optional: more fields set to the same value (copies that must agree)
 
 Everything here is pure: :func:`parse_sweep` maps a TOML table onto a :class:`Sweep` (every problem is
 a :class:`~lab.errors.LabError` naming the field), and :func:`expand` turns a Sweep into a list of
@@ -53,6 +54,11 @@ class Axis:
     values: tuple
     kind: str = "values"  # how the values were given: values | grid | random
     spec: dict = field(default_factory=dict, compare=False)  # the grid/random table as written
+    also: tuple = ()  # more keys given the same value at every point
+
+    @property
+    def keys(self) -> tuple:
+        return (self.key, *self.also)
 
 
 @dataclass(frozen=True)
@@ -72,6 +78,8 @@ class Sweep:
         for a in self.axes:
             entry = {"key": a.key}
             entry[a.kind] = dict(a.spec) if a.kind != "values" else list(a.values)
+            if a.also:
+                entry["also"] = list(a.also)
             axes.append(entry)
         d = {"name": self.name, "description": self.description, "base": self.base, "seed": self.seed,
              "repeat": self.repeat, "mode": self.mode}
@@ -188,8 +196,8 @@ def parse_axis(entry, i: int, seed: int, where: str) -> Axis:
     if not isinstance(entry, dict):
         raise LabError(w, f"must be a table with 'key' and one of {', '.join(AXIS_KINDS)}")
     for k in entry:
-        if k not in ("key", *AXIS_KINDS):
-            raise LabError(f"{w}.{k}", f"unknown key; allowed: key, {', '.join(AXIS_KINDS)}")
+        if k not in ("key", "also", *AXIS_KINDS):
+            raise LabError(f"{w}.{k}", f"unknown key; allowed: key, also, {', '.join(AXIS_KINDS)}")
     if "key" not in entry:
         raise LabError(w, "missing key 'key' (the scenario field to sweep, e.g. 'controller.E_ref')")
     key = _check_key(entry["key"], f"{w}.key")
@@ -197,11 +205,16 @@ def parse_axis(entry, i: int, seed: int, where: str) -> Axis:
     if len(kinds) != 1:
         raise LabError(w, f"needs exactly one of {', '.join(AXIS_KINDS)}, got {kinds or 'none'}")
     kind = kinds[0]
+    also = entry.get("also", [])
+    if not isinstance(also, list):
+        raise LabError(f"{w}.also", f"must be a list of scenario fields, got {also!r}")
+    also = tuple(_check_key(k, f"{w}.also") for k in also)
     if kind == "values":
-        return Axis(key, list_values(entry["values"], f"{w}.values"), "values")
+        return Axis(key, list_values(entry["values"], f"{w}.values"), "values", also=also)
     if kind == "grid":
-        return Axis(key, grid_values(entry["grid"], f"{w}.grid"), "grid", dict(entry["grid"]))
-    return Axis(key, random_values(entry["random"], seed, i, f"{w}.random"), "random", dict(entry["random"]))
+        return Axis(key, grid_values(entry["grid"], f"{w}.grid"), "grid", dict(entry["grid"]), also=also)
+    return Axis(key, random_values(entry["random"], seed, i, f"{w}.random"), "random", dict(entry["random"]),
+                also=also)
 
 
 def parse_sweep(data: dict, where: str = "sweep", default_name: str = "sweep", default_seed: int = 0,
@@ -249,14 +262,16 @@ def parse_sweep(data: dict, where: str = "sweep", default_name: str = "sweep", d
         raise LabError(f"{where}:axis", "must be an array of tables: [[axis]]")
     axes = tuple(parse_axis(e, i, seed, where) for i, e in enumerate(entries))
     for i, a in enumerate(axes):
-        for b in axes[:i]:
-            if _overlap(a.key, b.key):
-                raise LabError(f"{where}:axis[{i}].key", f"{a.key!r} is already swept by another axis ({b.key!r})")
-        for k in fixed:
-            if _overlap(a.key, k):
-                src = "--set" if k in (extra_set or {}) else f"{where}:set"
-                raise LabError(f"{src} {k}" if src == "--set" else f"{src}.{k}",
-                               f"overlaps the swept key {a.key!r}: a field is either fixed or swept")
+        for j, ka in enumerate(a.keys):
+            for kb in [*a.keys[:j], *(k for b in axes[:i] for k in b.keys)]:
+                if _overlap(ka, kb):
+                    raise LabError(f"{where}:axis[{i}].{'key' if j == 0 else 'also'}",
+                                   f"{ka!r} is already swept ({kb!r})")
+            for k in fixed:
+                if _overlap(ka, k):
+                    src = "--set" if k in (extra_set or {}) else f"{where}:set"
+                    raise LabError(f"{src} {k}" if src == "--set" else f"{src}.{k}",
+                                   f"overlaps the swept key {ka!r}: a field is either fixed or swept")
         if a.key == "seed" and repeat > 1:
             raise LabError(f"{where}:axis[{i}].key", "sweeping 'seed' and repeat > 1 together is ambiguous")
     if mode == "zip" and axes:
@@ -279,12 +294,11 @@ def run_hash(overrides: dict) -> str:
 
 def points(sweep: Sweep) -> list[dict]:
     """The axis points in order: grid = itertools.product (first axis slowest), zip = side by side."""
-    keys = [a.key for a in sweep.axes]
-    if not keys:
+    axes = sweep.axes
+    if not axes:
         return [{}]
-    combos = zip(*(a.values for a in sweep.axes)) if sweep.mode == "zip" else itertools.product(
-        *(a.values for a in sweep.axes))
-    return [dict(zip(keys, c)) for c in combos]
+    combos = zip(*(a.values for a in axes)) if sweep.mode == "zip" else itertools.product(*(a.values for a in axes))
+    return [{k: v for a, v in zip(axes, c) for k in a.keys} for c in combos]
 
 
 def expand(sweep: Sweep) -> list[RunSpec]:

@@ -15,6 +15,11 @@ dataclass is also the hook (like a force law):
 ``metrics(sim, series)``
     after the run: the trial's own metrics (``drag.*``, ``climb.*``) from the recorded series and
     whatever the trial's controller logged.
+``headline``
+    the metrics that say what happened (:class:`lab.views.Headline`: key, what it is read against);
+    ``lab run`` prints them first.
+``views()``
+    the trial's own plots (:class:`lab.views.View`), written beside the robot's and the generic ones.
 
 Runtime values a trial needs between hooks (the start COM) live in the closure ``stop_condition``
 returns, so the parameters stay immutable and the same scenario gives the same run.
@@ -41,6 +46,7 @@ class Trial(Validated):
     """Default hooks: no bodies, no stop condition, no metrics."""
 
     bodies: ClassVar[tuple[str, ...]] = ()
+    headline: ClassVar[tuple] = ()  # lab.views.Headline, printed first by `lab run`
 
     def setup(self, sim) -> None:
         pass
@@ -50,6 +56,10 @@ class Trial(Validated):
 
     def metrics(self, sim, series: dict) -> dict:
         return {}
+
+    def views(self) -> tuple:
+        """The trial's own plots (:class:`lab.views.View`). Default: none."""
+        return ()
 
     def validate_scenario(self, robot, controller, arena, sim) -> None:
         """Cross-section checks (``ValueError("field: …")``), e.g. a controller the trial needs."""

@@ -25,6 +25,7 @@ import numpy as np
 from ..analysis.onset import OnsetDetector, motion_onset
 from ..fields import choice, count, num, vector
 from ..robots.urdf import box_urdf
+from ..views import Headline
 from .base import CHECK_EVERY, Trial, register_trial
 
 STOP_MARGIN_M = 0.02  # the run goes this far past the course's end, so the recorded series (sampled on
@@ -36,6 +37,13 @@ STOP_MARGIN_M = 0.02  # the run goes this far past the course's end, so the reco
 class DragCourse(Trial):
     """Course and payload. Defaults: the paper's 60 cm in two 30 cm halves and a 1 kg box; the box's
     engine friction multiplies the ground's coefficient 1 (Bullet takes the product)."""
+
+    headline = (Headline("drag.completed", "the whole course run with the payload in tow",
+                         missing="the course was not finished"),
+                Headline("drag.half1_s", "time over the first half of the course (Wang 2011 Figs 12–14)",
+                         missing="the first half was not finished in this run"),
+                Headline("drag.half2_s", "time over the second half", missing="the second half was not finished"),
+                Headline("drag.progress_m", "distance covered along the course"))
 
     length: float = num(0.6, ge=0.01, le=1000, unit="m", doc="course length along the initial heading")
     halves: int = count(2, 1, 100, doc="the course is timed in this many equal parts")

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..fields import num, vector
+from ..tolerances import TOL
+from ..views import Headline, View
 from .base import Trial, register_trial
 
 
@@ -58,6 +60,19 @@ class HeadTracking(Trial):
             raise ValueError('type: the head-tracking trial needs [robot] type = "wheeled_snake"')
         if not isinstance(controller, HeadTrackingPFLParams):
             raise ValueError('type: the head-tracking trial needs [controller] type = "head_tracking_pfl"')
+
+    headline = (Headline("pfl.head_rms_error_m",
+                         "head error RMS over t ≥ rms_from",
+                         against=f"≤ {TOL['guo.pfl_head_rms_m'].value:g} m: Guo 2015's PFL on its own model",
+                         missing="the RMS window (t ≥ rms_from) starts after this run's end"),
+                Headline("pfl.head_max_error_m", missing="the window (t ≥ rms_from) starts after this run's end"),
+                Headline("pfl.torque_rms_Nm", missing="the torque window starts after this run's end"),
+                Headline("wheels.lateral_slip_rms_mps", "wheels' lateral slip, RMS",
+                         against="0 for Guo 2015's ideal passive wheels, eq. 1"))
+
+    def views(self) -> tuple:
+        """The head's path over the reference r_ref(t) (Guo 2015 §5.3), and the tracking error."""
+        return (View("head_tracking", draw_head_tracking, "head path and r_ref(t) (top view); |r_ref − r| over t"),)
 
     def metrics(self, sim, series: dict) -> dict:
         return head_tracking_metrics(series, sim.controller.logged(), sim.controller.p.reference,
@@ -111,4 +126,31 @@ def head_tracking_metrics(series: dict, log: dict, reference, yaw_joints, rms_fr
     return out
 
 
-__all__ = ["HeadTracking", "head_tracking_metrics"]
+def draw_head_tracking(run):
+    """Top view of the head point's path and the reference r_ref(t) it tracks; below, |r_ref − r| over t
+    with the RMS window (t ≥ rms_from) marked."""
+    from ..analysis.plots import new_figure
+    from ..controllers.head_tracking_pfl import HeadTrackingPFL
+
+    sc = run.scenario
+    reference = HeadTrackingPFL.reference_of(sc.controller)
+    t = run.series["t"]
+    r = run.series["xy"][:, -1, :]  # the head_tip link: the head point
+    ref = np.array([reference(tk)[0] for tk in t])
+    fig, (ax, ax_e) = new_figure(2, 1, figsize=(8, 7), height_ratios=(2, 1))
+    ax.plot(ref[:, 0], ref[:, 1], "g--", lw=1.5, label="reference r_ref(t)")
+    ax.plot(r[:, 0], r[:, 1], "b-", lw=1.0, label="head (head_tip)")
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("x [m]")
+    ax.set_ylabel("y [m]")
+    ax.set_title(f"{sc.name}: head tracking (Guo 2015 §5.3)")
+    ax.legend(fontsize=8)
+    ax_e.plot(t, np.hypot(*(ref - r).T) * 1e3, "k-", lw=0.8, label="|r_ref − r|")
+    ax_e.axvline(sc.trial.rms_from, color="gray", ls=":", lw=1, label=f"RMS from t = {sc.trial.rms_from:g} s")
+    ax_e.set_xlabel("t [s]")
+    ax_e.set_ylabel("head error [mm]")
+    ax_e.legend(fontsize=8)
+    return fig
+
+
+__all__ = ["HeadTracking", "draw_head_tracking", "head_tracking_metrics"]

@@ -39,17 +39,22 @@ Definitions (engine side; the screw model's counterparts in lab.papers.hu2013_tr
     min_margin_m the smallest eq.-13 margin over the climb phase up to ``over``, from the engine's
                  contact points: A, B the extreme track–step contacts along the edge, C the guide
                  wheel's contact, projected along gravity
+    ledger_work_J, ledger_dpe_J, ledger_dke_J, ledger_dissipated_J  the energy ledger's split
+                 W = ΔPE + ΔKE + D over the climb window (lab.papers.hu2013_tracked.climb_ledger)
+A differential-mode run adds the ``diff.*`` metrics (lab.papers.hu2013_tracked.differential).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from ..analysis.stability import support_margins
 from ..fields import info, num
+from ..views import Headline
 from .base import Trial, register_trial
 
 
@@ -57,6 +62,18 @@ from .base import Trial, register_trial
 @dataclass(frozen=True)
 class StepClimb(Trial):
     """Needs the ``tracked_climb`` controller (its log and phases are what the trial reads)."""
+
+    headline = (Headline("climb.success", "body over the edge and on top (Hu 2013)"),
+                Headline("climb.time_s", "start of the climb to over the edge", missing="the robot did not get over"),
+                Headline("climb.max_pitch_deg", "largest body pitch"),
+                Headline("climb.min_margin_m", "least support-triangle margin", against="> 0: statically stable"),
+                # the single motor's stall and flip (lab.papers.hu2013_tracked.model.stall); differential runs only
+                Headline("diff.stall_force_N", "belt pull while stalled at the riser", optional=True),
+                Headline("diff.stall_force_model_N", "the stall law's closed form", optional=True),
+                Headline("diff.flip_required_N", "belt pull the flip needs (moments about the front pulley)",
+                         optional=True),
+                Headline("diff.flipped", "the body flipped onto the riser", optional=True),
+                Headline("diff.jammed", "flipped, then no COM progress", optional=True))
 
     stop_when_decided: bool = info(True, doc="end the run once the climb is decided (else run the full duration)")
     advance_limit: float = num(0.32, gt=0, le=100, unit="m",
@@ -104,7 +121,11 @@ class StepClimb(Trial):
         return done
 
     def metrics(self, sim, series: dict) -> dict:
-        return climb_metrics(sim.controller.logged(), sim.scenario)
+        from ..papers.hu2013_tracked.climb_ledger import ledger_metrics  # climb.ledger_*: where the work goes
+        from ..papers.hu2013_tracked.differential import differential_metrics  # diff.*: the single motor's
+
+        L, sc = sim.controller.logged(), sim.scenario
+        return {**climb_metrics(L, sc), **ledger_metrics(L, series, sc), **differential_metrics(L, sc)}
 
 
 ON_STEP_HOLD = 0.02  # s the body must stay on the step before a run stops there: it stops at the next stop
@@ -248,6 +269,8 @@ class BeltSlope(Trial):
     ``belt.body_speed_mps`` metric, the COM's mean speed along the slope (uphill positive) over the
     last ``window`` seconds of the run (the belt's closed forms: hold below atan μ, slide above;
     climb at the belt speed)."""
+
+    headline = (Headline("belt.body_speed_mps", "COM speed along the slope, uphill positive"),)
 
     window: float = num(1.0, gt=0, le=100, unit="s", doc="averaging window at the end of the run")
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..fields import choice
+from ..views import Headline
 from .base import Trial, register_trial
 
 
@@ -28,6 +29,8 @@ from .base import Trial, register_trial
 class WeldedTail(Trial):
     """The tail stays at the scenario's ``[init]`` pose. ``method = "fixed_base"`` (default, exact) or
     ``"constraint"`` (a JOINT_FIXED constraint to the world: soft, kept to show by how much)."""
+
+    headline = (Headline("weld.tail_drift_m", "how far the welded tail moved", against="0 for method = fixed_base"),)
 
     method: Literal["fixed_base", "constraint"] = choice(
         "fixed_base", doc="'fixed_base': the engine's base made static (exact); 'constraint': a fixed constraint")

@@ -87,6 +87,7 @@ def test_a_second_report_on_the_same_folder_is_refused(tmp_path, capsys):
         holder.wait()
 
 
+@pytest.mark.slow
 def test_a_lock_left_by_a_killed_process_is_no_lock(tmp_path, capsys):
     out = tmp_path / "out"
     out.mkdir()

@@ -13,6 +13,7 @@ from _helpers import S, fill, inproc, ok, one_error, temporaries, the_error, tmp
 from conftest import snapshot
 
 
+@pytest.mark.slow
 def test_run_on_a_full_disk_then_again_with_space(tmpfs, capsys):
     disk = tmpfs("1m")
     ballast = fill(disk, 8 * 1024)
@@ -26,6 +27,7 @@ def test_run_on_a_full_disk_then_again_with_space(tmpfs, capsys):
     assert (disk / "out" / "metrics.json").is_file() and temporaries(disk) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", [".mp4", ".gif"])
 def test_video_on_a_full_disk_keeps_the_run_and_publishes_nothing(tmpfs, tmp_path, capsys, suffix):
     disk = tmpfs("4m")

@@ -34,6 +34,7 @@ def run_args(out, *extra):
     return ["run", S, *TINY, "--no-plots", "--out", out, *extra]
 
 
+@pytest.mark.slow
 def test_sigkill_while_building_into_an_existing_empty_folder(tmp_path, capsys):
     out = tmp_path / "out"
     out.mkdir()
@@ -48,6 +49,7 @@ def test_sigkill_while_building_into_an_existing_empty_folder(tmp_path, capsys):
     ok(inproc(capsys, *run_args(out, "--overwrite")))
 
 
+@pytest.mark.slow
 def test_sigkill_while_building_a_new_folder_leaves_a_temporary_that_the_next_run_removes(tmp_path, capsys):
     out = tmp_path / "out"
     res = killed_in(IN_BUILD, *run_args(out))
@@ -59,6 +61,7 @@ def test_sigkill_while_building_a_new_folder_leaves_a_temporary_that_the_next_ru
     assert (out / "metrics.json").is_file()
 
 
+@pytest.mark.slow
 def test_sigkill_while_moving_files_into_a_previous_run_keeps_the_folder_usable(tmp_path, capsys):
     out = tmp_path / "out"
     ok(inproc(capsys, *run_args(out)))
@@ -72,6 +75,7 @@ def test_sigkill_while_moving_files_into_a_previous_run_keeps_the_folder_usable(
     assert "notes.txt" not in marker and "metrics.json" in marker
 
 
+@pytest.mark.slow
 def test_sigkill_during_regress_record_then_record_again(tmp_path, capsys):
     suite = tmp_path / "s.toml"
     suite.write_text('name = "s"\n[[run]]\nscenario = "snake_serpenoid"\nduration = 0.1\n')

@@ -55,6 +55,7 @@ def test_a_report_never_writes_through_a_symlinked_figures_folder(tmp_path, caps
     ok(inproc(capsys, "report", "--only", figure_section, "--workers", "1", "--out", out, "--overwrite"))
 
 
+@pytest.mark.slow
 def test_api_duration_is_checked_and_written_into_the_scenario(tmp_path):
     res = lab.run("snake_serpenoid", {"sim.duration": 0.2}, duration=0.3)
     assert res.scenario.sim.duration == 0.3 and res.metrics["sim_time_s"] == pytest.approx(0.3)

@@ -695,12 +695,12 @@ def simulate_pfl(p: Guo2015Params, t_end: float = 60.0, *, plant: str = "unified
     if plant == "unified":
         rhs = UnifiedRHS(p, torque)
         y0 = p.y0()
-    elif plant == "el":
-        rhs = ELRHS(p, torque, "kkt")
+    elif plant in ("el", "el_nullspace"):
+        rhs = ELRHS(p, torque, "kkt" if plant == "el" else "nullspace")
         q0 = p.q0()
         y0 = np.concatenate((q0, qdot_from_head_velocity(p, q0, np.asarray(p.v0) / p.sqrt_nm)))
     else:
-        raise ValueError(f"plant: 'unified' or 'el', got {plant!r}")
+        raise ValueError(f"plant: 'unified', 'el' or 'el_nullspace', got {plant!r}")
     t_eval = np.linspace(0.0, t_end, int(round(t_end / dt_out)) + 1)
     t0 = time.perf_counter()
     sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol, atol=atol)

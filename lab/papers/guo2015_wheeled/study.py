@@ -75,13 +75,24 @@ class Signals:
     def head_error(self) -> np.ndarray:
         return np.hypot(*(self.r_ref - self.r).T)
 
-    def head_rms(self, t_from: float = 20.0) -> float:
-        k = self.t >= t_from
+    def head_rms(self, t_from: float = 20.0, t_to: float = math.inf) -> float:
+        """RMS of the head's distance to r_ref(t) over t_from ≤ t ≤ t_to."""
+        k = (self.t >= t_from) & (self.t <= t_to)
         return float(np.sqrt(np.mean(self.head_error[k] ** 2)))
 
     def torque_rms(self, t0: float = 36.0, t1: float = 60.0) -> np.ndarray:
         k = (self.t >= t0) & (self.t <= t1) & (self.t > 0)
         return np.sqrt(np.mean(self.u[k] ** 2, axis=0))
+
+
+def torque_shape_error(sig: Signals, ref: Signals, t0: float = 36.0, t1: float = 60.0) -> np.ndarray:
+    """Per joint, the normalised RMS error of ``sig``'s torques against ``ref``'s over [t0, t1]:
+    ‖u − u_ref‖_rms / ‖u_ref‖_rms on ``sig``'s samples (``ref`` linearly interpolated onto them), nothing
+    aligned or rescaled — a torque with the right RMS but the wrong shape or phase shows here."""
+    k = (sig.t >= t0) & (sig.t <= t1) & (sig.t > 0)
+    tk = sig.t[k]
+    u_ref = np.column_stack([np.interp(tk, ref.t, ref.u[:, j]) for j in range(ref.u.shape[1])])
+    return np.sqrt(np.mean((sig.u[k] - u_ref) ** 2, axis=0)) / np.sqrt(np.mean(u_ref ** 2, axis=0))
 
 
 def from_run(result, label: str = "engine", wall_s: float = 0.0) -> Signals:
@@ -117,10 +128,74 @@ def engine_run(sc) -> tuple[Signals, object, dict]:
     return sig, result, logs
 
 
+@dataclass
+class FrictionUse:
+    """How much of the engine's friction the wheels use, per step over the start of a run (the largest
+    lateral forces of the run): ``t`` (K,), ``lateral_over_weight`` (K, n) |Σ lateral force| / (m g) per
+    module, ``lateral_over_normal`` (K, n) |Σ lateral force| / Σ normal force per module (both wheels),
+    ``contact_use`` (K,) the largest |friction| / (μ N) of any single wheel contact, μ the engine's
+    combined coefficient (wheel × ground), ``p_W`` (K, links, 3) the link positions; ``status``."""
+
+    mu: float
+    t: np.ndarray
+    lateral_over_weight: np.ndarray
+    lateral_over_normal: np.ndarray
+    contact_use: np.ndarray
+    p_W: np.ndarray
+    status: str = "ok"
+
+
+def friction_use(sc, t_end: float = 0.3) -> FrictionUse:
+    """Run scenario ``sc`` on the engine for ``t_end`` and read, after every step, the wheels' contact
+    forces from the World's contact snapshot (lab.contacts: normal force and the friction force on the
+    robot, world frame); the lateral direction of module i is its y axis (the axle)."""
+    from ...contacts import F_T, Col
+    from ...errors import Diverged
+    from ...runner import Simulation
+
+    sim = Simulation(sc)
+    w = sim.world
+    try:
+        lay = Layout.of(w.model)
+        mod_of = {int(link): i for i, pair in enumerate(lay.wheels) for link in pair}
+        mass = w.model.mass
+        weight = (mass[lay.modules] + mass[lay.wheels].sum(axis=1)) * sc.sim.gravity
+        mu = float(sc.robot.wheel_friction) * float(getattr(sc.arena, "friction", 1.0))
+        state = w.read_state()
+        sim.recorder.start(state)
+        n = len(lay.modules)
+        rows_t, lw, ln, use, pos, status = [], [], [], [], [], "ok"
+        try:
+            for _ in range(int(round(t_end / sc.sim.dt))):
+                state, _ = sim.step(state)
+                lat, fn, u = np.zeros(n), np.zeros(n), 0.0
+                y_W = state.R_WB[lay.modules][:, :, 1]
+                for r in state.contacts:
+                    i = mod_of.get(int(r[Col.LINK]))
+                    if i is None:
+                        continue
+                    f = r[F_T]
+                    lat[i] += f @ y_W[i]
+                    fn[i] += r[Col.FN]
+                    if r[Col.FN] > 0:
+                        u = max(u, float(np.linalg.norm(f)) / (mu * r[Col.FN]))
+                rows_t.append(state.t)
+                lw.append(np.abs(lat) / weight)
+                ln.append(np.abs(lat) / np.maximum(fn, 1e-300))
+                use.append(u)
+                pos.append(state.p_W.copy())
+        except Diverged as exc:
+            status = f"diverged: {exc}"
+    finally:
+        sim.close()
+    return FrictionUse(mu, np.array(rows_t), np.array(lw), np.array(ln), np.array(use), np.array(pos), status)
+
+
 def model_run(sc, t_end: float | None = None, dt_out: float = 0.05, plant: str = "unified", rtol: float = 1e-10,
               atol: float = 1e-12) -> Signals:
     """The PFL closed loop on a model plant with the scenario's parameters: "unified" (closed form),
-    "el" (constrained E–L, KKT) or "wheels" (E–L with the robot's wheel spin inertia)."""
+    "el" (constrained E–L, KKT), "el_nullspace" (eq. 18, the E–L equations projected on the head velocity)
+    or "wheels" (E–L with the robot's wheel spin inertia)."""
     p = model_params(sc)
     t_end = sc.sim.duration if t_end is None else t_end
     if plant == "wheels":
@@ -130,7 +205,8 @@ def model_run(sc, t_end: float | None = None, dt_out: float = 0.05, plant: str =
                            atol=max(atol, 1e-11))
     else:
         run = gw.simulate_pfl(p, t_end, plant=plant, dt_out=dt_out, rtol=rtol, atol=atol)
-    label = {"unified": "unified model", "el": "E–L model", "wheels": "E–L model + wheel spin inertia"}[plant]
+    label = {"unified": "unified model", "el": "E–L model", "el_nullspace": "E–L model (eq. 18)",
+             "wheels": "E–L model + wheel spin inertia"}[plant]
     return Signals(label, run.t, run.r, run.r_ref, run.phi, run.u, run.wall_s, {"nfev": run.nfev, "plant": plant})
 
 
@@ -179,5 +255,5 @@ def periodicity(sig: Signals, period: float, t0: float = 30.0, t1: float = 36.0)
             "half_period_same_rel": half_same}
 
 
-__all__ = ["SCENARIO", "Signals", "engine_run", "from_run", "load", "model_friction_run", "model_params",
+__all__ = ["SCENARIO", "FrictionUse", "Signals", "friction_use", "engine_run", "torque_shape_error", "from_run", "load", "model_friction_run", "model_params",
            "model_run", "paper_q0", "periodicity", "required_friction"]

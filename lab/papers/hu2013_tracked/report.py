@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ...report import Row, SectionResult, section
+from . import design_map
 
 SCENARIO = "tracked_step_climb"
 H_FIG8 = (0.05, 0.10, 0.15)
@@ -238,7 +239,8 @@ def hu2013_section(ctx) -> SectionResult:
     if not quick:
         for h in H_SMOOTH:
             runs_spec[smooth_run_name(h)] = _ov(h, 0.5, 0.30, quick, smooth=True)
-    runs = ctx.run_many([(name, SCENARIO, ov) for name, ov in runs_spec.items()])
+    map_spec = [] if quick else design_map.sweep_runs()  # the single motor's design map (the sweep's runs)
+    runs = ctx.run_many([(name, SCENARIO, ov) for name, ov in [*runs_spec.items(), *map_spec]])
     p = ClimbParams()
     hf = 0.15 if not quick else 0.05
     figs = []
@@ -339,30 +341,70 @@ def hu2013_section(ctx) -> SectionResult:
             return w_e / model_window(climb(p, h, 0.5))[0] - 1
 
         works = ", ".join(f"{work_rel(h):+.0%}" for h in H_FIG8)
-        st = differential_stall(p, mu0)
+        from .climb_ledger import from_metrics, model_d_pe
+
+        leds = {h: from_metrics(runs[run_name(h, 0.5, 0.30)].metrics) for h in H_FIG8}
+        ok_leds = {h: led for h, led in leds.items() if led is not None}
+        ledger_close = (f"{max(abs(led.residual_rel) for led in ok_leds.values()):.1%}" if ok_leds else "—")
+        splits = "; ".join(f"h = {h:g} m: {led.work:.2f} J = {led.d_pe:.2f} + {led.d_ke:.2f} + {led.dissipated:.2f} J"
+                           for h, led in ok_leds.items()) or "—"
+        pe_ratios = ", ".join(f"{led.d_pe / model_d_pe(climb(p, h, 0.5)):.2f}" for h, led in ok_leds.items()) or "—"
+        from .model.stall import stall_law
+
+        law = stall_law(p, mu0, mu0)
+        W = (p.m_body + p.m_arm) * p.gravity
+        data = design_map.cells(runs, map_spec)
+        summ = design_map.summary(data, p)
+        climbs = sorted({c[0] for c in data if c[3] == "climbs"})
+        map_sentence = (
+            f"Over {summ['cells']} cells (i2 × μ_g × μ_w at h = 0.10 m) the stall law's bounds decide "
+            f"{summ['agree'] + summ['disagree']}: the engine agrees in {summ['agree']}, disagrees in "
+            f"{summ['disagree']}; {summ['between']} lie between the sliding and the sticking bound. "
+            + (f"It climbs at i2 = {', '.join(f'{x:g}' for x in climbs)}: just under the flip boundary, where the "
+               "belt's share of the motor's torque is small enough for the edge to hold it at the flush pose while "
+               "the arm lifts (below that the arm overturns the body and it falls back; above it the flip jams). A "
+               f"sane overdrive (the pulley {1 / climbs[0]:.1f} times the sun's speed, the motor within its torque), "
+               "not Table 1's." if climbs else "No cell climbs.")
+            + f" Outcomes: {', '.join(f'{k} {v}' for k, v in summ['counts'].items())}.")
+        figs.append(ctx.save_figure(design_map.fig_design_map(data, p), "design_map",
+                                    caption="The single motor at a 10 cm riser: the engine's outcome per (μ_g, i2) "
+                                            "cell, one panel per riser μ_w, and the stall law's boundaries (below "
+                                            "the solid line a sliding belt holds the flip; above the dashed one no "
+                                            "split of a stalled belt's pull can)."))
         body += [
             "",
             "**Until the cleats hook, the belt slides.** With the front face against the riser the cleats' tips rest "
             "on it; only once the face leans 21.8° off the riser does the corner sit between two cleats. Until then "
             "the belt slides over the edge at μ, the bottom pulley stays on the ground (sliding too) and the body "
             f"pivots on it: over the climb window the belt slid {slips} cm over the edge at h = "
-            f"{', '.join(f'{h:g}' for h in H_FIG8)} m (`climb.edge_slip_m`; the model: 0). That sliding is work the "
-            f"lossless model has not: the engine's climb work against the model's: {works} (θ̇ = 0.5 rad/s; the "
-            "check allows 30 %; at 0.05 m the model's whole climb is short). On such a low step the "
+            f"{', '.join(f'{h:g}' for h in H_FIG8)} m (`climb.edge_slip_m`; the model: 0). The ledger over the window "
+            f"(`climb.ledger_*`: W = ΔPE + ΔKE + D, closing to {ledger_close}) says where the motor's work goes: "
+            f"{splits}. About a third is dissipated — the sliding the lossless model has not — and the engine lifts "
+            f"less than the model ({pe_ratios} of its ΔPE): a lower path, pivoting on the edge while the pulley drags. "
+            f"Its total work against the model's, {works}, is two errors that partly cancel; `lab check step_climb` "
+            "compares the total only against a no-slip run (μ = 4 on the step). On such a low step the "
             "model's edge contact rolls round the bottom pulley onto the top before the COM is over the edge; its "
             "climb then goes on with the pulley rolling on the top, so that both end at the COM over the edge.",
             "",
-            "**The single motor cannot stall its belt at a flat riser** (§1.1, Fig 5b: the track stalls, the arm "
-            "turns). Stalled, the belt runs back round the front pulley while the body turns about it, and the "
-            f"differential loads it with i2 τ_arm: the flip needs {st['arm_torque_Nm']:.2f} N·m on the arm "
-            f"(free belt: {st['free_arm_torque_Nm']:.2f}), τ_m = {st['motor_torque_Nm'] * 1e3:.1f} mN·m (within "
-            "the motor), and "
-            f"a belt that holds i2 τ_arm/r = {st['belt_force_N']:.0f} N. Against the ground and a flat riser only the "
-            "ground's friction presses the pulley into the riser: Coulomb friction holds at most "
-            f"μ(1+μ)/(1+μ²)(W − λ) = {st['capacity_N']:.0f} N at μ = {mu0:g}, "
-            f"{st['capacity_max_N']:.0f} N at any μ. "
-            "The engine's differential mode slips there and never flips (`lab check step_climb`); the paper's single-"
-            "motor climb needs an interlock at the riser that its equations do not describe.",
+            "**The single motor, settled** (§1.1, Fig 5b: the track stalls, the arm turns). With ideal gears the "
+            "arm gets T = i0 i1 τ_m and the belt pulls F = i2 T / r. Moments about the front pulley's centre at the "
+            "flip's start (the belt's reaction acts with lever r whether it sticks or slides) give the flip's need "
+            f"F_f = {law.flip_force:.0f} N = {law.flip_force / W:.2f} W (Table 1, any h in (r, l + r)); the contacts give "
+            "a sliding belt F = μ_g(1 + μ_w)/(1 + μ_g μ_w)(W − λ) — ground friction is all that presses the pulley "
+            f"into the riser, and the riser's friction unloads the ground (`model/stall.py`). At μ = {mu0:g} the belt "
+            f"slides at {law.stall_force:.0f} N: no flip. The flip needs μ_g ≥ κ = {law.kappa:.2f} on a frictionless "
+            f"riser and is impossible for a sliding belt once μ_w ≥ {1 / (law.kappa - 1):.2f}; at μ = 0.8 it needs "
+            f"i2 ≤ {law.i2_max:.3f} against Table 1's 3/8. In the engine (`arena.riser_friction` sets the riser apart) "
+            "the belt slides at the closed form's pull within 2.5 % over μ_g 0.5–2.2, μ_w 0–0.8, h 0.05–0.15 m "
+            "wherever the body stays on its base, and a frictionless riser flips from μ_g = 2.6 (the servo's torque "
+            "overshoot at the impact lifts the rear a little early). Between the sliding bound and the sticking one "
+            "(μ_g > 1, μ_w > 0) a stalled belt may hold more than it slides at: the engine flipped at μ_g = 3.5, "
+            "μ_w = 0.3 where the sliding bound asks 5.2.",
+            "",
+            "**Forced flips jam; a lower i2 climbs** (figure: the design map, `lab sweep hu2013_design_map`). At "
+            "Table 1's i2 = 3/8 every flip the friction allows ends at the flush pose (front face against the "
+            "riser, pitch ≈ 30°) with no COM progress: once the front pulley leaves the ground nothing presses the "
+            "flush face against the edge, and the belt's pull, i2 T / r, slips there. " + map_sentence,
         ]
     if quick:
         body += ["", "**Quick mode:** 1 s runs exercise the pipeline only; the numbers are not comparable."]

@@ -3,7 +3,8 @@
 Counterparts of the paper's Fig 5 — (a) the tail's track in locomotion, (b) the snake welded at its
 tail, (c, d) the joint torques of both cases — with the engine (PyBullet, scenarios
 snake_unified_*.toml) and the model (lab.papers.wang2011_unified.model) on the same axes; the per-joint
-error table beside the paper's (unified model vs Newton–Euler there, model vs engine here); and the
+error table beside the paper's (the unified model vs a separately written Newton–Euler model, as the paper;
+engine vs model as separately simulated runs; the at-state identity as a sanity row); and the
 friction-regularisation study: mean |τ| per joint against the slip speed v_s of tanh(v/v_s).
 
 All runs go through :func:`lab.papers.wang2011_unified.study.run_parallel` (``--workers`` processes):
@@ -189,33 +190,75 @@ def error_rows(loco, manip, quick: bool) -> list[Row]:
     def mark(v, name):
         if quick:
             return "info"
-        return "pass" if v <= tol(name) else "warn"
+        return "pass" if v <= (1.0 if name == "unit" else tol(name)) else "warn"
+
+    def ne_row(c, case, paper, fmt):
+        return Row(f"{case}, the paper's comparison: unified model vs a separately written Newton–Euler model, mean "
+                   "error τ4 / τ5 / τ6 / τ7 (paper.unified_vs_newton_euler_rel)",
+                   _fmt(100 * c.ne_rel, "{:.1e}") + " %", " / ".join(fmt.format(x) for x in paper) + " %",
+                   mark(float(max(c.ne_rel.max(), c.ne_rel_paper.max())), "unified.vs_newton_euler_rel"),
+                   "Σ|τ_u − τ_NE| / Σ|τ_NE| per joint at the states of the model's own run (engine module's I; "
+                   f"Table D1's I: {_fmt(100 * c.ne_rel_paper, '{:.1e}')} %); lab.papers.wang2011_unified.newton_euler. "
+                   "Two exact forms of the same mechanics agree to rounding"
+                   + ("; so the paper's 6.09 / 1.88 / 0.98 / 1.44 % cannot be a formulation difference: it is what "
+                      "separately integrated runs give (the engine-vs-model row below: the same order)"
+                      if case == "locomotion" else ""))
+
+    def runs_row(c, case):
+        from .checks import RUNS_TOL
+
+        k_mean, k_nrmse = RUNS_TOL[case]
+        mean, nrmse = c.runs_error()
+        return Row(f"{case}, engine vs model as separately simulated runs: mean error / normalised RMS error "
+                   "τ4 / τ5 / τ6 / τ7 (runs.*)",
+                   _fmt(100 * mean, "{:.2f}") + " % / " + _fmt(100 * nrmse, "{:.1f}") + " %", "—",
+                   mark(max(float(mean.max()) / tol(k_mean), float(nrmse.max()) / tol(k_nrmse)), "unit"),
+                   f"the torques the engine applied (the scenario's PD servo on the gait) vs the model's own run on the "
+                   f"ideal gait, same samples over 0–{c.run.t[-1]:.2f} s; tolerances "
+                   f"{tol(k_mean):.0%} / {tol(k_nrmse):.0%}")
+
+    def window_row(c, case):
+        if c.run.t[-1] < 14.0:
+            return Row(f"{case}, engine vs model runs over the paper's Fig 5 window t = 13–14 s", "— (run too short)",
+                       "Fig 5 zooms", "info", "")
+        wm, wn = c.runs_error(13.0, 14.0)
+        return Row(f"{case}, engine vs model runs over the paper's Fig 5 window t = 13–14 s: mean error / NRMSE",
+                   _fmt(100 * wm, "{:.2f}") + " % / " + _fmt(100 * wn, "{:.2f}") + " %", "Fig 5 zooms", "info",
+                   "the same figures on the window the paper plots")
 
     rows = [
-        Row("locomotion: joint-torque mean error τ4 / τ5 / τ6 / τ7 (unified.loco_torque_rel)",
-            _fmt(100 * loco.rel_err, "{:.1e}") + " %", " / ".join(f"{x:g}" for x in PAPER_LOCO_ERR) + " %",
-            mark(float(loco.rel_err.max()), "unified.loco_torque_rel"),
-            f"tolerance {tol('unified.loco_torque_rel'):.0%}; here the model's eq. 22 at the engine's own states and "
-            "step accelerations vs the torques the engine applied; the paper's: its unified model vs a Newton–Euler "
-            "model of the same snake. Σ|Δτ| / Σ|τ| per joint"),
-        Row("manipulation: joint-torque mean error τ4 / τ5 / τ6 / τ7 (unified.manip_torque_rel)",
-            _fmt(100 * manip.rel_err, "{:.1e}") + " %", " / ".join(f"{x:g}" for x in PAPER_MANIP_ERR) + " %",
-            mark(float(manip.rel_err.max()), "unified.manip_torque_rel"),
-            f"tolerance {tol('unified.manip_torque_rel'):g} (relative); eq. 27 with the tail welded, at the engine's "
-            "states; rounding only (the engine's applied torque is exactly the inverse dynamics of its own step)"),
+        ne_row(loco, "locomotion", PAPER_LOCO_ERR, "{:g}"),
+        ne_row(manip, "manipulation", PAPER_MANIP_ERR, "{:.2e}"),
+        runs_row(loco, "locomotion"),
+        runs_row(manip, "manipulation"),
+        window_row(loco, "locomotion"),
+        window_row(manip, "manipulation"),
+        Row("locomotion: the Newton–Euler equations integrated as their own plant vs the unified run: max tail track "
+            "distance / largest torque NRMSE",
+            f"{loco.ne_plant_track_max_m:.1e} m / {np.max(loco.ne_plant_torque_nrmse):.1e}"
+            if loco.ne_plant_torque_nrmse is not None else "—", "—", "info",
+            "base acceleration from the free tail's zero force and torque; LSODA rtol 1e-8 on both plants"),
+        Row("sanity row, not a comparison: the model at the engine's own states and step accelerations vs the applied "
+            "torques, τ4..τ7, locomotion / manipulation (sanity.at_state_inverse_dynamics_rel)",
+            _fmt(loco.rel_err, "{:.1e}") + " / " + _fmt(manip.rel_err, "{:.1e}"), "—",
+            mark(float(max(loco.rel_err.max() / tol("unified.at_state_identity_loco_rel"),
+                           manip.rel_err.max() / tol("unified.at_state_identity_manip_rel"))), "unit"),
+            "an inverse-dynamics identity of one trajectory (Bullet's step applies exactly the inverse dynamics of its "
+            "own state and step acceleration): it shows the engine and the model compute the same mechanics, and says "
+            "nothing about two runs"),
     ]
     d = loco.distance
     de, dm, dp = d["engine"][0], d["model"][0], d["model_paper"][0]
     rel = abs(de - dm) / dm
     dev = float(np.linalg.norm(loco.track_engine - loco.track_model, axis=1).max())
     rows += [
-        Row(f"locomotion: tail end displacement after {loco.run.t[-1]:.2f} s, engine vs model "
-            "(unified.tail_distance_rel)",
+        Row(f"locomotion: tail end displacement after {loco.run.t[-1]:.2f} s, engine vs model as separately "
+            "simulated runs (unified.tail_distance_rel)",
             f"{de:.4f} vs {dm:.4f} m ({rel:.1e})", "tracks \"完全一致\" (identical, Fig 5a)",
             mark(rel, "unified.tail_distance_rel"),
             f"tolerance {tol('unified.tail_distance_rel'):.0%}; max distance between the tracks {dev * 1e3:.3f} mm; "
-            f"with Table D1's I the model's tail goes {dp:.4f} m; the paper's Fig 5a zooms on x ∈ [0.60, 0.65] m, "
-            "so its run was longer than two periods (its torque panels reach 14 s)"),
+            f"with Table D1's I the model's tail goes {dp:.4f} m; the paper's Fig 5a zooms on x ∈ [0.60, 0.65] m "
+            "and its torque panels reach 14 s: three periods here"),
         Row("locomotion: eq. 23 residual along the engine trajectory (max |rows 1–3|)",
             f"{np.abs(loco.residual).max():.1e}", "0 on a trajectory of the model", "info",
             "N, N, N·m about the tail end: the engine's free base obeys the model's external dynamics up to the "
@@ -353,6 +396,7 @@ def report_section(ctx) -> SectionResult:
     n_floor = 2.0 * p.period / study.slip_dt(1e-5, p.mu_n, p.g)
     rows_id = np.arange(0, len(manip.run.t), 50)
     sc_m = study.load("manipulation", ov)
+    loco_kp, loco_kd = sc_m.controller.kp, sc_m.controller.kd
     id_err = float(study.mean_rel_error(study.inverse_dynamics_counterpart(sc_m, manip.run, rows_id),
                                         manip.run.tau[rows_id]).max())
     body = [
@@ -370,17 +414,28 @@ def report_section(ctx) -> SectionResult:
         "the gait (angles and rates at t = 0) with the base at rest — in the engine set by "
         "`study.start_on_gait`, since the runner starts every run straight and at rest.",
         "",
-        "**Which torques are compared.** The engine's torques are those a stiff PD loop (k_p = 1000 N·m/rad, "
-        "k_d = 0.2 N·m·s/rad) applied; the model's are eq. 22 / 27 evaluated at the snapshot each torque was computed "
-        "from, with the acceleration of the step it drove (forward difference). Bullet's semi-implicit step makes "
-        "that torque exactly the inverse dynamics of that state and acceleration, so the comparison does not depend "
-        "on the PD loop's tracking error or on dt, and a disagreement would be a difference in the dynamics. The other "
-        "counterpart — Bullet's `calculateInverseDynamics` on a fixed-base copy plus the friction mapped through "
-        f"`calculateJacobian` — equals the applied torque to {id_err:.0e} (mean relative, every 50th sample; also in "
-        "the `unified_manipulation` check); it has no free-base form, so the applied torque is the counterpart of "
-        "both cases. (`calculateJacobian`'s point is in "
-        "the URDF link frame, i.e. the joint, not the COM as its documentation says: measured, a zero offset put every "
-        "friction force L/2 behind its COM.)",
+        "**Which torques are compared — three comparisons, each labelled.** (1) *The paper's comparison*: the "
+        "unified model against a separately written Newton–Euler model of the same snake "
+        "(lab.papers.wang2011_unified.newton_euler: planar geometry, a backward force/torque recursion, the friction "
+        "law written again) at the states of the model's own run. Both are exact, so they agree to rounding (table); "
+        "the paper's 6.09 / 1.88 / 0.98 / 1.44 % for locomotion cannot come from the formulations and must come from "
+        "how its two runs were integrated. Integrated as its own plant, the Newton–Euler model also runs the unified "
+        "model's track. (2) *Engine vs model as separately simulated runs*: the torques the engine's PD servo "
+        f"(k_p = {loco_kp:g} N·m/rad, k_d = {loco_kd:g} N·m·s/rad) applied against the model's own run on the ideal "
+        "gait, same samples: paper-style mean error Σ|Δτ| / Σ|τ| and the normalised RMS error per joint, over the "
+        "three periods and over the paper's Fig 5 window (t = 13–14 s). The servo's gains come from the joint-space "
+        "inertia (scenario file): the explicit PD is stable only while k_p dt²/μ + 2 k_d dt/μ < 4 on the lightest mode "
+        "(μ = 9.3e-5 kg·m² free), so k_d ≤ 0.83; k_d = 0.5 damps the light modes (ζ ≈ 0.8) but the heavy one — the "
+        "welded chain swinging on its tail joint, μ = 0.100 kg·m², ω = 100 rad/s — only at ζ = 0.025: it rings for "
+        "about a second after the start and after each friction reversal, which is most of the manipulation runs' "
+        "error (their Fig 5 window, between reversals, agrees to 0.05 %). (3) *A sanity row*: eq. 22 / 27 evaluated "
+        "at the snapshot each applied torque was computed from, with the acceleration of the step it drove. Bullet's "
+        "semi-implicit step makes that torque exactly the inverse dynamics of that state and acceleration, so this is "
+        "an identity of one trajectory — it shows the engine and the model compute the same mechanics, not that two "
+        "runs agree. The other counterpart — Bullet's `calculateInverseDynamics` on a fixed-base copy plus the friction "
+        f"mapped through `calculateJacobian` — equals the applied torque to {id_err:.0e} (mean relative, every 50th "
+        "sample). (`calculateJacobian`'s point is in the URDF link frame, i.e. the joint, not the COM as its "
+        "documentation says: measured, a zero offset put every friction force L/2 behind its COM.)",
         "",
         f"**The inertia.** Table D1's I = 0.016 kg·m² is {INERTIA_CHECK['ratio_paper_to_rod']:.0f}× a 0.08 m, 0.5 kg "
         f"module's own (m L²/12 = {INERTIA_CHECK['thin_rod_mL2_12']:.2e}; the lab's cylinder "

@@ -288,6 +288,18 @@ class Comparison:
     window: tuple[float, float] = (0.0, 0.0)
     model_wall_s: float = 0.0
     extra: dict = field(default_factory=dict)
+    # the paper's own comparison: the unified model vs a separately written Newton–Euler model
+    # (lab.papers.wang2011_unified.newton_euler) on the model's own run, per joint Σ|τ_u − τ_NE| / Σ|τ_NE|
+    ne_rel: np.ndarray | None = None  # engine module's I
+    ne_rel_paper: np.ndarray | None = None  # Table D1's I
+    ne_plant_track_max_m: float = float("nan")  # locomotion: max |tail(t)| distance, unified vs NE plant
+    ne_plant_torque_nrmse: np.ndarray | None = None  # locomotion: NE plant's torques vs the unified run's
+
+    def runs_error(self, t0: float = 0.0, t1: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+        """Engine vs model as two *separately simulated runs* (the engine's applied torques against the
+        model's own run on the ideal gait, engine module's I, same samples) over t0 ≤ t ≤ t1, per joint:
+        (paper-style mean error Σ|τ_e − τ_m| / Σ|τ_m|, normalised RMS error ‖τ_e − τ_m‖_rms / ‖τ_m‖_rms)."""
+        return runs_error(self.run.t, self.run.tau, self.tau_model, t0, t1)
 
     @property
     def distance(self) -> dict[str, tuple[float, float]]:
@@ -296,7 +308,33 @@ class Comparison:
                 "model_paper": track_distance(self.track_model_paper)}
 
 
-def compare(sc, run: EngineRun) -> Comparison:
+def runs_error(t, tau, tau_ref, t0: float = 0.0, t1: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
+    """Per joint over t0 ≤ t ≤ t1: (Σ|τ − τ_ref| / Σ|τ_ref|, ‖τ − τ_ref‖_rms / ‖τ_ref‖_rms)."""
+    k = (t >= t0) & (t <= t1)
+    d = tau[k] - tau_ref[k]
+    return (np.abs(d).sum(0) / np.abs(tau_ref[k]).sum(0),
+            np.sqrt(np.mean(d ** 2, axis=0)) / np.sqrt(np.mean(tau_ref[k] ** 2, axis=0)))
+
+
+def newton_euler_comparison(p: Wang2011Params, sc, case: str, t: np.ndarray, tau_unified: np.ndarray,
+                            own=None) -> np.ndarray:
+    """The paper's comparison: the unified model's torques (``tau_unified``, its own run on the gait at
+    ``t``) against the Newton–Euler model's at the same states; Σ|τ_u − τ_NE| / Σ|τ_NE| per joint.
+    ``own``: the locomotion run (its x, ẋ, ẍ); manipulation: the gait with the tail at its weld."""
+    from . import newton_euler as ne
+
+    if case == "manipulation":
+        q, qd, qdd = gait_of(sc.controller)(p.n_joints)(t)
+        weld = ne.tail_start(sc)[:3]
+        z = np.zeros((len(t), 3))
+        tau_ne = ne.torques_along(p, np.hstack([np.tile(weld, (len(t), 1)), q]), np.hstack([z, qd]),
+                                  np.hstack([z, qdd]))
+    else:
+        tau_ne = ne.torques_along(p, own.x, own.xd, own.xdd)
+    return np.abs(tau_unified - tau_ne).sum(0) / np.abs(tau_ne).sum(0)
+
+
+def compare(sc, run: EngineRun, ne_plant: bool = True) -> Comparison:
     """The model against an engine run of scenario ``sc`` (case from the run)."""
     w0 = time.perf_counter()
     welded = run.case == "manipulation"
@@ -314,13 +352,26 @@ def compare(sc, run: EngineRun) -> Comparison:
         tau_m, track_m, tau_mp, track_mp = lm.tau, lm.tail_W, lp.tau, lp.tail_W
         track_e = run.tail_end_W
     q_ref = gait_of(sc.controller)(run.q.shape[1])(t)[0]
+    extra = {}
+    if welded:
+        extra["ne_rel"] = newton_euler_comparison(pe, sc, "manipulation", t, tau_m)
+        extra["ne_rel_paper"] = newton_euler_comparison(pp, sc, "manipulation", t, tau_mp)
+    else:
+        extra["ne_rel"] = newton_euler_comparison(pe, sc, "locomotion", t, tau_m, lm)
+        extra["ne_rel_paper"] = newton_euler_comparison(pp, sc, "locomotion", t, tau_mp, lp)
+        if ne_plant and len(t) > 1:  # the Newton–Euler equations integrated as their own plant
+            from . import newton_euler as ne
+
+            nr = ne.simulate(pe, gait_of(sc.controller)(pe.n_joints), t, ne.tail_start(sc))
+            extra["ne_plant_track_max_m"] = float(np.linalg.norm(nr.tail_W - track_m, axis=1).max())
+            extra["ne_plant_torque_nrmse"] = runs_error(t, nr.tau, tau_m)[1]
     return Comparison(
         case=run.case, run=run, p_engine=pe, p_paper=pp, tau_along=tau_along,
         rel_err=mean_rel_error(tau_along, run.tau), residual=resid, tau_model=tau_m, tau_model_paper=tau_mp,
         mean_engine=mean_abs_torque(t, run.tau, a, b), mean_model=mean_abs_torque(t, tau_m, a, b),
         mean_model_paper=mean_abs_torque(t, tau_mp, a, b), tracking_err_max=np.abs(run.q - q_ref).max(0),
         track_engine=track_e, track_model=track_m, track_model_paper=track_mp, window=(a, b),
-        model_wall_s=time.perf_counter() - w0)
+        model_wall_s=time.perf_counter() - w0, **extra)
 
 
 def inverse_dynamics_counterpart(sc, run: EngineRun, rows) -> np.ndarray:
@@ -449,6 +500,7 @@ def run_parallel(tasks: list[tuple], workers: int = 1) -> list:
 
 
 __all__ = ["SCENARIOS", "Comparison", "EngineRun", "SlipPoint", "case_comparison", "compare", "engine_run", "gait_of",
+           "newton_euler_comparison", "runs_error",
            "inverse_dynamics_counterpart", "load", "mean_abs_torque", "mean_rel_error", "model_locomotion",
            "model_manipulation", "model_mean_two_periods", "model_params", "model_slip_case", "paper_gait_matches",
            "run_parallel", "slip_dt", "slip_overrides", "slip_point", "slip_point_of", "start_on_gait", "torques_along",

@@ -3,6 +3,10 @@
 * ``eel_models`` — the non-inertial model (eqs. 28–33) against the exact model (eqs. 20–21), both under
   the feedback-linearising controller, integrated with solve_ivp at the paper's rtol = atol = 1e-6.
   They are the same physics on two code paths, so the paper's "almost coincide" is made a number.
+* ``hydro_decay`` — one link of that eel, alone in still water, pushed across its axis, along it, and
+  spun about z: its speed and spin decay as the closed forms of the law's equations say (eqs. 22, 24,
+  27: M v̇ = −c v − c₂|v|v, (J + λ1) ω̇ = −λ2 ω − λ3|ω|ω), with the dry geometry's m and J and the
+  law's own coefficients. The one check that isolates the fluid's torque and the added mass.
 * ``eel_engine`` — the PyBullet run of scenarios/eel_forward_turn.toml against the exact model with the
   same parameters (geometry from the robot spec, coefficients from the hydrodynamics law).
 
@@ -43,6 +47,70 @@ def eel_models(overrides) -> dict[str, Figure]:
         "velocity_nrmse": Figure.at_most(v_rel, tol_m, "CM velocity x, y: RMS difference / RMS"),
         "torque_max_rel": Figure.at_most(c["torque_max_rel"], tol_m, "joint-1 torque: max |Δu1| / max |u1|"),
     }
+
+
+def decay_closed_form(v0: float, M: float, c: float, c2: float, t):
+    """v(t) of M v̇ = −c v − c₂|v|v from v0 > 0: v = c v0 e^{−ct/M} / (c + c₂ v0 (1 − e^{−ct/M}))."""
+    import numpy as np
+
+    E = np.exp(-c * np.asarray(t) / M)
+    return c * v0 * E / (c + c2 * v0 * (1.0 - E))
+
+
+def link_decay(sc, v0_B, w0: float, duration: float = 1.0):
+    """One link of the scenario's eel in still water (the scenario's law, arena and dt) launched with
+    body-frame velocity ``v0_B`` (along, across) and spin ``w0``; returns t, v_along, v_across, ω_z."""
+    import numpy as np
+
+    from ...forces.base import bind
+    from ...world import World
+    from .analysis import hydro_law
+
+    law = bind(hydro_law(sc), sc.robot, sc.arena)
+    world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, arena=sc.arena)
+    try:
+        world.load_robot(sc.robot.module_urdf(), [0.0, 0.0, 0.5], 0.0, sc.robot.link_length, sc.robot.effort)
+        world.set_base_velocity([v0_B[0], v0_B[1], 0.0], [0.0, 0.0, w0])
+        state = world.read_state()
+        out = []
+        for _ in range(int(round(duration / sc.sim.dt))):
+            world.apply(None, law(state, state.t), state)
+            world.step_engine()
+            state = world.read_state()
+            R = state.R_WB[0]
+            out.append((state.t, *(R.T @ state.v_W[0])[:2], state.w_W[0, 2]))
+        return np.array(out).T
+    finally:
+        world.close()
+
+
+@check("hydro_decay")
+def hydro_decay(overrides) -> dict[str, Figure]:
+    """one eel link in still water: its speed across and along and its spin decay as the closed forms of the law say (Zhang 2018, eqs. 22, 24, 27)"""
+    import numpy as np
+
+    from . import study as trial
+    from .analysis import hydro_law
+
+    sc = trial.load(overrides)
+    law = hydro_law(sc)
+    dry = sc.robot.dry_mass_props()  # the cylinder alone; the water's share comes from the law
+    m, J = dry.mass, float(dry.inertia[2, 2])
+    figs = {}
+    push, spin = tol("hydro.push_decay_rel"), tol("hydro.spin_decay_rel")
+    cases = (("across", (0.0, 0.2), 0.0, 2, m + law.u_n, law.c_n, law.cn2, 0.2, push),
+             ("along", (0.3, 0.0), 0.0, 1, m, law.c_t, law.ct2, 0.3, push),  # the lagged correction removes u_n
+             ("spin", (0.0, 0.0), 2.0, 3, J + law.lambda1, law.lambda2, law.lambda3, 2.0, spin))
+    for label, v0_B, w0, col, M, c, c2, x0, bar in cases:
+        run = link_decay(sc, v0_B, w0)
+        t, x = run[0], run[col]
+        closed = decay_closed_form(x0, M, c, c2, t)
+        err = float(np.abs(x - closed).max()) / x0
+        figs[f"{label}.decay_rel"] = Figure.at_most(
+            err, bar,
+            f"max |x − closed form| / x0 over 1 s at dt = {sc.sim.dt} s; M = {M:.4g}, c = {c:.4g}, c₂ = {c2:.4g}; "
+            f"engine {x[-1]:.4g}, closed form {closed[-1]:.4g} at 1 s")
+    return figs
 
 
 @check("eel_engine")

@@ -127,7 +127,7 @@ def agreement_rows(c_models: dict, c_engine: dict, quick: bool) -> list[Row]:
             f"tolerance {tol('eel.heading_rms_deg'):g}°; max {c_engine['heading_max_deg']:.3f}°"),
         Row("engine vs exact: CM path difference / distance travelled (eel.com_err_rel)",
             f"{c_engine['com_err_rel']:.2%}", "—", mark(c_engine["com_err_rel"], "eel.com_err_rel"),
-            f"tolerance {tol('eel.com_err_rel'):.0%}; {c_engine['com_err_max_m'] * 100:.2f} cm of "
+            f"tolerance {tol('eel.com_err_rel'):.2%}; {c_engine['com_err_max_m'] * 100:.2f} cm of "
             f"{c_engine['distance_m']:.2f} m"),
         Row("engine vs exact: joint-1 torque NRMSE (eel.torque_nrmse)", f"{c_engine['torque_nrmse']:.2%}", "—",
             mark(c_engine["torque_nrmse"], "eel.torque_nrmse"),

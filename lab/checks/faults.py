@@ -1,0 +1,509 @@
+"""The fault matrix: ``lab check --faults [NAME...]`` runs the checks under named, deliberate faults.
+
+A check that passes a broken engine proves nothing. Each :class:`Fault` here is one degradation a real
+user or a future code change could plausibly introduce, applied through the machinery a run already
+uses — scenario overrides (``--set``), a World setting (:class:`lab.world.EngineOptions`), a registry
+entry (a mutant of a force law registered under the law's own name), or a model's parameter — never a
+test-only branch inside a law. Each check a selected fault enters first runs once without a fault;
+under each fault the checks it declares run again, and a check has **caught** the fault when a figure
+that passed without it fails (or the check cannot run at all), **missed** it otherwise. A figure that
+fails without any fault catches nothing. The measured matrix and what each catch is: docs/checks.md.
+
+"n/a" is declared, not guessed: a fault lists the checks whose run it enters (``checks``); every other
+check is n/a for it, with the fault's ``na_reason`` saying why (e.g. a model-only check runs no
+engine, a water fault touches no check on the ground, a time step ×4 leaves a scenario's explicit
+friction unstable). The matrix is therefore {fault: {check: caught | missed | n/a}} for every pair,
+and done means every fault caught by one check and every check catching one fault.
+
+The faults restore what they changed when their block ends (a ``try/finally``), so a run of the
+matrix leaves the process as it found it. Checks that fan out to worker processes would not see an
+in-process fault: none of the checks the faults declare does (their worker counts default to 1).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, ContextManager
+
+import numpy as np
+
+from ..registry import Registry
+
+log = logging.getLogger(__name__)
+
+CAUGHT, MISSED, NA = "caught", "missed", "n/a"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One named degradation. ``overrides`` maps a check to the ``--set`` overrides the fault adds to
+    that check's scenarios (``"*"``: every declared check); ``patch`` is a context manager factory for
+    the faults that are not scenario fields (a World setting, a mutant law, a model parameter)."""
+
+    name: str
+    degrades: str  # what it breaks
+    stands_for: str  # the plausible user error or future code change
+    checks: tuple[str, ...]  # the checks whose run it enters; every other check is n/a
+    na_reason: str  # why the other checks are n/a
+    overrides: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    patch: Callable[[], ContextManager] | None = None
+
+    def overrides_for(self, check: str) -> list[str]:
+        return list(self.overrides.get(check, self.overrides.get("*", ())))
+
+    def applies(self, check: str) -> bool:
+        return check in self.checks
+
+
+FAULTS: Registry[Fault] = Registry("fault")
+
+
+def fault(f: Fault) -> Fault:
+    return FAULTS.add(f.name, f, origin=__name__)
+
+
+# ---------------------------------------------------------------------- patches (restored on exit)
+
+
+@contextlib.contextmanager
+def _setattr(obj, name: str, value):
+    old = obj.__dict__[name] if name in vars(obj) else getattr(obj, name)
+    had = name in vars(obj)
+    setattr(obj, name, value)
+    try:
+        yield
+    finally:
+        if had:
+            setattr(obj, name, old)
+        else:
+            delattr(obj, name)
+
+
+def engine_options(**kw):
+    """The World's engine set-up with ``kw`` changed (lab.world.EngineOptions)."""
+
+    def factory():
+        from ..world import World
+
+        return _setattr(World, "options", replace(World.options, **kw))
+
+    return factory
+
+
+@contextlib.contextmanager
+def _registry_entry(registry, name: str, entry):
+    old = registry[name]
+    registry[name] = entry
+    try:
+        yield
+    finally:
+        registry[name] = old
+
+
+def _mutant_coulomb(kind: str):
+    """The Coulomb law as a plausible wrong edit of it would compute it, registered under its own name."""
+
+    def factory():
+        from ..forces.base import FRICTION
+        from ..forces.friction import AnisotropicCoulomb, coulomb
+
+        if kind == "swapped":
+            class SwappedAxes(AnisotropicCoulomb):
+                """μ_t and μ_n exchanged in the call (the axes of the body frame mixed up)."""
+
+                def __call__(self, state, t):
+                    model = state.model
+                    load = state.fn if self.normal_load == "contact" and state.fn is not None else model.weight
+                    return coulomb(state.R_WB, state.v_W, load, float(self.mu_n), float(self.mu_n),
+                                   float(self.mu_fwd), float(self.slip_tol), bool(self.head_exempt))
+
+            cls = SwappedAxes
+        else:
+            class OneLinkSignFlipped(AnisotropicCoulomb):
+                """The middle link's friction force with its sign flipped (a sign slip in one branch)."""
+
+                def __call__(self, state, t):
+                    F = super().__call__(state, t).copy()
+                    F[len(F) // 2] *= -1.0
+                    return F
+
+            cls = OneLinkSignFlipped
+        cls.__module__ = AnisotropicCoulomb.__module__  # the registry's origin check: same module, a replacement
+        return _registry_entry(FRICTION, "coulomb", cls)
+
+    return factory
+
+
+def _hydro_without_torque():
+    from ..forces.base import FORCES, Wrench
+    from ..forces.hydrodynamics import Hydrodynamics
+
+    class NoFluidTorque(Hydrodynamics):
+        """The hydrodynamics law's wrench with its torques (λ1, λ2, λ3 terms) dropped."""
+
+        def __call__(self, state, t):
+            w = super().__call__(state, t)
+            return Wrench(w.F_W, np.zeros_like(w.T_W))
+
+    NoFluidTorque.__module__ = Hydrodynamics.__module__
+    return _registry_entry(FORCES, "hydrodynamics", NoFluidTorque)
+
+
+def _eel_dry_urdf():
+    """The eel's URDF written with the dry cylinder's mass properties (the added mass not folded in)."""
+    from ..robots.eel import EelSpec
+
+    return _setattr(EelSpec, "mass_props", EelSpec.dry_mass_props)
+
+
+def _uncompensated_margin():
+    from ..robots import tracked
+
+    return _setattr(tracked, "COLLISION_MARGIN", 0.0)
+
+
+@contextlib.contextmanager
+def _model_i2(scale: float):
+    """The screw model's i2 scaled (the engine's robot and controller keep theirs)."""
+    from ..robots.tracked import TrackedSpec
+
+    orig = TrackedSpec.climb_params
+
+    def climb_params(self):
+        p = orig(self)
+        return replace(p, i2=p.i2 * scale)
+
+    TrackedSpec.climb_params = climb_params
+    try:
+        yield
+    finally:
+        TrackedSpec.climb_params = orig
+
+
+@contextlib.contextmanager
+def _unified_paper_inertia():
+    """The unified model built with Table D1's I = 0.016 kg·m² where it should take the robot's."""
+    from ..papers.wang2011_unified import params as wp
+
+    orig = wp.Wang2011Params.from_spec
+
+    def from_spec(cls, spec, **overrides):
+        return orig.__func__(cls, spec, **{**overrides, "I": wp.TABLE_D1["I"]})
+
+    wp.Wang2011Params.from_spec = classmethod(from_spec)
+    try:
+        yield
+    finally:
+        wp.Wang2011Params.from_spec = orig
+
+
+@contextlib.contextmanager
+def _wrap_function(module, name: str, make):
+    """``module.name`` replaced by ``make(original)`` (every caller looks it up on the module)."""
+    orig = getattr(module, name)
+    setattr(module, name, make(orig))
+    try:
+        yield
+    finally:
+        setattr(module, name, orig)
+
+
+def _eel_noninertial_without_added_mass():
+    from ..papers.zhang2018_eel.model import noninertial
+
+    cls = noninertial.NonInertialModel
+    orig = cls.__init__
+
+    def init(self, params, controller=None):
+        orig(self, replace(params, u_n=0.0), controller)
+
+    return _setattr(cls, "__init__", init)
+
+
+def _guo_el_rod_inertia():
+    """The E–L model's mass matrix with the module's J = m l²/3 (a uniform rod) instead of the paper's m l²."""
+    from ..papers.guo2015_wheeled import model as gw
+
+    def make(orig):
+        def mass_matrix(p, q):
+            return orig(replace(p, J=p.m * p.l**2 / 3.0), q)
+
+        return mass_matrix
+
+    return _wrap_function(gw, "mass_matrix", make)
+
+
+def _guo_pfl_mass():
+    """The PFL's torques computed for modules 10 % heavier than the plant's (m and J = m l² together)."""
+    from ..papers.guo2015_wheeled import model as gw
+
+    def make(orig):
+        def pfl_torque(p, q, r_dot_W, t, **kw):
+            return orig(replace(p, m=1.1 * p.m, J=1.1 * p.J), q, r_dot_W, t, **kw)
+
+        return pfl_torque
+
+    return _wrap_function(gw, "pfl_torque", make)
+
+
+# ---------------------------------------------------------------------- the faults
+
+ENGINE_JOINTED = ("energy_balance", "turning_law", "eel_engine", "belt_speed", "step_climb", "unified_manipulation",
+                  "unified_locomotion", "pfl_engine")
+ENGINE_ONE_BODY = ("friction_block", "hydro_decay")  # one body, no joints
+NA_MODEL_ONLY = ("the other checks run no engine (models only) or no link frames (friction_block, hydro_decay: one "
+                 "body, whose base pose is current either way)")
+
+fault(Fault(
+    "stale_link_frames",
+    "every link pose and velocity the controllers and laws read is one step old (yaws off by q̇·dt)",
+    "getLinkStates called without computeForwardKinematics=1 (the engine's default), e.g. in a refactor of "
+    "World.read_state",
+    ENGINE_JOINTED, NA_MODEL_ONLY, patch=engine_options(forward_kinematics=False)))
+
+fault(Fault(
+    "default_link_damping",
+    "every link loses momentum to Bullet's linear and angular damping 0.04 (not in any model or ledger)",
+    "a robot loaded without the changeDynamics(linearDamping=0, angularDamping=0) call",
+    (*ENGINE_ONE_BODY, *ENGINE_JOINTED), "the other checks run no engine",
+    patch=engine_options(link_damping=0.04)))
+
+fault(Fault(
+    "inertia_from_collision",
+    "the engine's link inertias come from the collision shapes, not from the spec the models use",
+    "loadURDF without URDF_USE_INERTIA_FROM_FILE",
+    ("hydro_decay", *ENGINE_JOINTED), "the other checks run no engine, or (friction_block) slide one body "
+                                      "without turning it, where no inertia enters",
+    patch=engine_options(inertia_from_file=False)))
+
+fault(Fault(
+    "default_solver",
+    "the wheeled snake's wheel contacts solved by Bullet's default (sequential impulses, residual 1e-7, "
+    "50 iterations) instead of MLCP/PGS at 1e-14 and 1000 iterations",
+    "a scenario written without the wheeled snake's contact_solver / contact_residual / solver_iterations",
+    ("pfl_engine",), "only the wheeled snake needs a non-default solver; the others run Bullet's default",
+    overrides={"*": ("robot.contact_solver=sequential_impulse", "robot.contact_residual=1e-7",
+                     "sim.solver_iterations=50")}))
+
+fault(Fault(
+    "dt_x4",
+    "the time step four times the scenario's (first-order errors ×4)",
+    "a user coarsening sim.dt to run faster",
+    ("friction_block", "energy_balance", "hydro_decay", "eel_engine"),
+    "×4 leaves the explicit friction's stability bound 2·v_s/(μ g) (turning_law, the unified checks) or the "
+    "stable range measured for the servo (pfl_engine at 20 ms, step_climb's belt); model-only checks run no "
+    "engine",
+    overrides={"friction_block": ("sim.dt=0.004",), "energy_balance": ("sim.dt=0.004",),
+               "hydro_decay": ("sim.dt=0.008",), "eel_engine": ("sim.dt=0.008",)}))
+
+fault(Fault(
+    "friction_axes_swapped",
+    "the Coulomb law applies μ_n along the link and μ_t across it",
+    "the body-frame axes of the friction law exchanged in an edit of its kernel",
+    ("friction_block", "energy_balance", "turning_law", "unified_manipulation", "unified_locomotion"),
+    "the other checks use no Coulomb law (water, the wheeled snake's engine contacts, the tracked belt)",
+    patch=_mutant_coulomb("swapped")))
+
+fault(Fault(
+    "friction_one_link_sign",
+    "the middle link's friction force points with its slip instead of against it",
+    "a sign slip in one branch of the friction kernel",
+    ("friction_block", "energy_balance", "turning_law", "unified_manipulation", "unified_locomotion"),
+    "the other checks use no Coulomb law",
+    patch=_mutant_coulomb("sign")))
+
+fault(Fault(
+    "added_mass_dropped",
+    "the water's normal added mass u_n and added yaw inertia left out of the engine's eel (the model keeps them)",
+    "the robot's URDF written from the dry mass properties (a refactor of EelSpec.mass_props; the scenario's "
+    "own robot.added_mass = 0 is refused by the loader, which checks it against the law's u_n)",
+    ("hydro_decay", "eel_engine"), "only the eel swims; eel_models runs no engine",
+    patch=_eel_dry_urdf))
+
+fault(Fault(
+    "fluid_torque_dropped",
+    "the hydrodynamics law's torques (added yaw inertia, linear and quadratic fluid torque) dropped",
+    "a refactor of the law returning its forces only",
+    ("hydro_decay", "eel_engine"), "only the eel swims; eel_models runs no engine",
+    patch=_hydro_without_torque))
+
+fault(Fault(
+    "belt_margin_uncompensated",
+    "the tracked robot's pulleys roll as r + 1 mm (Bullet's convex margin), the belt runs ~4 % fast",
+    "the collision radius written as the pulley radius (COLLISION_MARGIN not subtracted)",
+    ("belt_speed", "step_climb"), "only the tracked robot has a belt",
+    patch=_uncompensated_margin))
+
+fault(Fault(
+    "gear_ratio_i2_10pct",
+    "the screw model's planetary ratio i2 10 % above the robot's (the climb coupling v_d = θ̇ r/i2 and the "
+    "peak torque's r/i2 term)",
+    "a ratio typed wrong in the model's parameters (Hu 2013 Table 1: 3/8)",
+    ("step_climb",), "only Hu 2013's model has an i2",
+    patch=lambda: _model_i2(1.1)))
+
+fault(Fault(
+    "wheel_spin_inertia_x10",
+    "the wheeled snake's wheels ten times heavier (spin inertia ×10; the module's mass and yaw inertia are "
+    "kept by the body link), which the Guo 2015 model has no place for",
+    "a wheel mass typed in g where kg was meant, or a heavier wheel fitted",
+    ("pfl_engine",), "only the wheeled snake has wheels; pfl_tracking runs the model only",
+    overrides={"*": ("robot.wheel_mass=0.1",)}))
+
+fault(Fault(
+    "unified_paper_inertia",
+    "the unified model computes with Table D1's I = 0.016 kg·m² while the engine's module has 2.7e-4",
+    "the model's parameters taken from the paper's table instead of the robot (Wang 2011 unified)",
+    ("unified_manipulation", "unified_locomotion"), "only Wang 2011's unified model reads this inertia",
+    patch=_unified_paper_inertia))
+
+fault(Fault(
+    "eel_noninertial_added_mass",
+    "the non-inertial eel model (Zhang 2018 eqs. 28–33) computes without the normal added mass u_n",
+    "a term lost in a refactor of one of the two eel models",
+    ("eel_models",), "only eel_models runs the non-inertial model",
+    patch=_eel_noninertial_without_added_mass))
+
+fault(Fault(
+    "guo_el_rod_inertia",
+    "the constrained Euler–Lagrange model's module yaw inertia J = m l²/3 (a uniform rod) instead of Guo 2015's "
+    "m l²",
+    "the rod's textbook inertia typed into one formulation (the closed forms hold only for J = m l²)",
+    ("nonholonomic_models",),
+    "only nonholonomic_models evaluates the E–L mass matrix: the engine's PFL controller runs the fused closed "
+    "form (measured: every pfl_engine figure bit-identical under this fault)",
+    patch=_guo_el_rod_inertia))
+
+fault(Fault(
+    "guo_pfl_mass_10pct",
+    "the head-tracking PFL's torques computed for modules 10 % heavier than the plant's",
+    "the controller's module mass not updated to the robot's (e.g. the wheels or housings left out)",
+    ("pfl_tracking", "pfl_engine"), "only the Guo 2015 checks run the PFL",
+    patch=_guo_pfl_mass))
+
+
+# ---------------------------------------------------------------------- running the matrix
+
+
+def _run_check(check_name: str, overrides: list[str]) -> tuple[dict | None, str, float]:
+    """(figures as {name: (value, passed)} or None, the error if the check raised, wall seconds)."""
+    from . import CHECKS
+
+    t0 = time.perf_counter()
+    try:
+        figs = CHECKS[check_name].fn(overrides)
+    except Exception as exc:  # a fault may make a check's run impossible (invalid, diverged)
+        log.info("check %s raised %s", check_name, exc)
+        return None, f"{type(exc).__name__}: {exc}", time.perf_counter() - t0
+    return {k: (float(f.value), bool(f.passed)) for k, f in figs.items()}, "", time.perf_counter() - t0
+
+
+def run_cell(f: Fault, check_name: str, overrides: list[str], baseline: dict | None = None) -> tuple[str, dict]:
+    """Run one check under one fault: ("caught" | "missed", details).
+
+    Caught means a figure that passes without the fault fails with it (``baseline``: the check's figures
+    without the fault, {name: (value, passed)}; None: every figure counts as passing there), or the
+    check cannot run at all (it raised, or the engine diverged: a figure the baseline does not have). A
+    figure that already fails without the fault catches nothing."""
+    ctx = f.patch() if f.patch is not None else contextlib.nullcontext()
+    with ctx:
+        figs, error, wall = _run_check(check_name, [*overrides, *f.overrides_for(check_name)])
+    if figs is None:
+        return CAUGHT, {"error": error, "wall_s": wall}
+    failed = {k: v for k, (v, ok) in figs.items() if not ok and (baseline is None or baseline.get(k, (0, True))[1])}
+    detail = {"failed": failed, "wall_s": wall, "values": {k: v for k, (v, _) in figs.items()}}
+    if baseline is not None:
+        detail["failing_without_fault"] = sorted(k for k, (_, ok) in baseline.items() if not ok)
+    return (CAUGHT if failed else MISSED), detail
+
+
+def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, command=None,
+               started: float | None = None, progress: bool = False, baseline: bool = True) -> tuple[bool, str]:
+    """The matrix {fault: {check: caught | missed | n/a}} for ``faults`` × ``checks``; writes
+    ``faults.json`` (the matrix), ``faults_detail.json`` (every figure's value under each fault, what
+    failed, what already failed without a fault, wall times) and ``provenance.json`` into ``out``
+    atomically. Each check that some fault enters runs once without a fault first (``baseline``).
+    Returns (every fault caught and every check catching one, among those run; the table)."""
+    from ..outputs import Output, prepare
+    from ..provenance import collect
+    from ..results import write_json_atomic
+
+    output = out if isinstance(out, Output) else prepare(out, "check")
+    started = time.time() if started is None else started
+    t_all = time.perf_counter()
+    matrix: dict[str, dict[str, str]] = {}
+    detail: dict[str, dict[str, dict]] = {"(no fault)": {}}
+    cells = [(fn, c) for fn in faults for c in checks if FAULTS[fn].applies(c)]
+    used = [c for c in checks if any(c == cc for _, cc in cells)]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(cells) + (len(used) if baseline else 0), unit="run", leave=False)
+    base: dict[str, dict | None] = {}
+    if baseline:
+        for c in used:
+            if bar is not None:
+                bar.set_description(f"no fault × {c}")
+            figs, error, wall = _run_check(c, overrides)
+            base[c] = figs
+            detail["(no fault)"][c] = {"values": {k: v for k, (v, _) in (figs or {}).items()}, "error": error,
+                                       "failing": sorted(k for k, (_, ok) in (figs or {}).items() if not ok),
+                                       "wall_s": wall}
+            if bar is not None:
+                bar.update(1)
+    for fn in faults:
+        f = FAULTS[fn]
+        matrix[fn], detail[fn] = {}, {}
+        for c in checks:
+            if not f.applies(c):
+                matrix[fn][c] = NA
+                continue
+            if bar is not None:
+                bar.set_description(f"{fn} × {c}")
+            matrix[fn][c], detail[fn][c] = run_cell(f, c, overrides, base.get(c))
+            log.info("fault %s × check %s: %s (%.0f s)", fn, c, matrix[fn][c], detail[fn][c]["wall_s"])
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    wall = time.perf_counter() - t_all
+    prov = collect(command, started, wall)
+
+    def build(tmp) -> None:
+        write_json_atomic(tmp / "faults.json", matrix)
+        write_json_atomic(tmp / "faults_detail.json", detail)
+        write_json_atomic(tmp / "provenance.json", prov)
+
+    output.write_all(build)
+    # among the cells run: a fault no check of this run applies to (or a check no fault applies to) is
+    # neither uncaught nor idle here, only not exercised by this subset
+    uncaught = [fn for fn in faults if set(matrix[fn].values()) - {NA} and CAUGHT not in matrix[fn].values()]
+    idle = [c for c in checks if any(matrix[fn][c] != NA for fn in faults)
+            and all(matrix[fn][c] != CAUGHT for fn in faults)]
+    failing = {c: d["failing"] or d["error"] for c, d in detail["(no fault)"].items() if d["failing"] or d["error"]}
+    table = format_matrix(matrix, checks, uncaught, idle, wall)
+    if failing:
+        table += "\nfailing without a fault (those figures catch nothing): " + "; ".join(
+            f"{c}: {', '.join(v) if isinstance(v, list) else v}" for c, v in failing.items())
+    return not uncaught and not idle, table
+
+
+def format_matrix(matrix: dict, checks: list[str], uncaught: list[str], idle: list[str], wall: float) -> str:
+    abbrev = {CAUGHT: "caught", MISSED: "MISSED", NA: "·"}
+    w0 = max([len("fault")] + [len(f) for f in matrix])
+    widths = [max(len(c), 6) for c in checks]
+    lines = ["  ".join([f"{'fault':<{w0}}", *(f"{c:>{w}}" for c, w in zip(checks, widths))])]
+    for fn, row in matrix.items():
+        lines.append("  ".join([f"{fn:<{w0}}", *(f"{abbrev[row[c]]:>{w}}" for c, w in zip(checks, widths))]))
+    lines.append(f"({wall:.0f} s; · = n/a, declared by the fault)")
+    lines.append("every fault caught" if not uncaught else "NOT CAUGHT: " + ", ".join(uncaught))
+    lines.append("every check catches a fault" if not idle else "CATCHING NONE: " + ", ".join(idle))
+    return "\n".join(lines)
+
+
+__all__ = ["CAUGHT", "FAULTS", "Fault", "MISSED", "NA", "fault", "format_matrix", "run_cell", "run_faults", "json"]
