@@ -288,6 +288,78 @@ def test_internal_label_pattern_catches_what_it_should():
         assert not INTERNAL.search(fine), fine
 
 
+# ------------------------------------------------------------------ the API pages' docstrings
+def _converter():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("rst_docstrings", DOCS / "hooks" / "rst_docstrings.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_rst_docstrings_become_markdown():
+    """The API pages' converter: roles, a literal block, a wrapped title and a simple table with a
+    continued row become Markdown; a mid-word asterisk is escaped once, and converting twice changes
+    nothing (Griffe may hand an object over more than once)."""
+    conv = _converter().rst_to_markdown
+    text = """Uses :class:`lab.world.World` and :func:`~lab.api.run`. A decorator::
+
+    @register("x")
+    class X: ...
+
+Observation (float64; J joints, N links;
+x forward)
+------------------------------
+====  ====  ==========
+name  unit  what
+====  ====  ==========
+q_j   rad   joint angles,
+            in URDF order
+qd_j  rad/s rates
+====  ====  ==========
+
+A target q*_j = a_j, emphasis on *points*."""
+    md = conv(text)
+    assert "`lab.world.World`" in md and "`run`" in md and ":class:" not in md and ":func:" not in md
+    assert "A decorator:\n\n```\n@register(\"x\")\nclass X: ...\n```" in md
+    assert "## Observation (float64; J joints, N links; x forward)" in md and "-----" not in md
+    assert "| name | unit | what |" in md and "|---|---|---|" in md
+    assert "| q_j | rad | joint angles, in URDF order |" in md and "| qd_j | rad/s | rates |" in md
+    assert "q\\*_j" in md and "*points*" in md
+    assert conv(md) == md
+
+
+def test_api_pages_have_no_rest_left():
+    """Every docstring on the API reference pages, as the site renders it: no role, no '::' literal
+    marker, no simple-table border, no underlined title is left for Markdown to garble."""
+    griffe = pytest.importorskip("griffe")
+    conv = _converter().rst_to_markdown
+    mods = [m for f in sorted((DOCS / "reference").glob("*.md"))
+            for m in re.findall(r"^::: (\S+)", f.read_text(), re.M)]
+    assert "lab.envs.env" in mods and "lab.api" in mods
+    left = []
+
+    def walk(obj):
+        if obj.docstring is not None:
+            fence = False
+            for line in conv(obj.docstring.value).splitlines():
+                if line.lstrip().startswith("```"):
+                    fence = not fence
+                if not fence and (re.search(r":(class|func|mod|meth|data|attr|exc|obj):`", line)
+                                  or line.rstrip().endswith("::") or re.match(r"^\s*([-=~^])\1{2,}\s*$", line)
+                                  or re.match(r"^\s*=+( +=+)+\s*$", line)):
+                    left.append(f"{obj.path}: {line.strip()[:80]}")
+        for m in obj.members.values():
+            if not m.is_alias:
+                walk(m)
+
+    lab_pkg = griffe.load("lab", search_paths=[str(ROOT)])  # once: loading a submodule loads the package
+    for m in mods:
+        walk(lab_pkg[m.removeprefix("lab.")])
+    assert not left, "\n".join(left)
+
+
 def test_paper_pages_are_the_reports():
     """docs/papers/ is lab report's output (its marker lists the pages), one page per report section,
     each saying how it was built and carrying the paper's BibTeX."""
