@@ -284,7 +284,8 @@ def report_section(ctx) -> SectionResult:
             f"μ = {fuse.mu:g}. The pair's normal force is not the module's weight (the joints carry load between "
             "modules): the module that needs 6.1 m g stands on 1.33 m g (ratio 4.6), and no pair needs more than 4.87 × "
             "its normal force — below μ = 5, where one contact saturates and its partner on the same axle takes the rest (both push along the axle), so μ = 5 and 10 "
-            "run identically; above μ = 3, where the pair slips and the PFL diverges at 0.05 s"),
+            "run identically; above μ = 3, where the pair slips (its contacts on their friction limit; the path leaves the "
+            "no-slip one by 13 mm in 0.1 s)"),
         Row("wheel friction the model's start needs (max over modules of |λ_i| / m g)",
             f"{mu_req.max():.2f} at t = {mu_t[np.argmax(mu_req)]:.2f} s", "— (ideal wheels)", "info",
             f"below {RUBBER_MU:g} after t = {mu_t[np.nonzero(mu_req > RUBBER_MU)[0][-1]]:.2f} s; the scenario's wheels "
@@ -328,12 +329,13 @@ def report_section(ctx) -> SectionResult:
         "**Findings on the engine.** (1) *Slip at the start*: from rest the PFL asks the near-straight body for a "
         "head acceleration k_d ṙ_ref(0) ≈ 1.1 m/s² along its own axis, which the wheels' lateral forces can "
         "give only at a steep ratio: the model needs up to 6.1 × a module's weight across its wheels in the first "
-        "0.1 s. Rubber wheels slip and the PFL — which assumes they cannot — diverges; the scenario's wheels have "
+        "0.1 s. Rubber wheels slip and the PFL — which assumes they cannot — drives the joints away (before the joints' "
+        "motors it diverged at 0.05 s; the motors now cut its commands and the run stays finite); the scenario's wheels have "
         "μ = 10. What bounds the engine's lateral force is μ times the *pair's* normal force, read from the contacts "
         "each step (table): the module that needs 6.1 m g stands on 1.33 m g, and no pair needs more than 4.87 × its "
         "normal force; at "
         "μ = 5 one contact sits on its limit and the other wheel of the axle takes the rest (the same run to 5e-16 m), "
-        "at μ = 3 the pair slips and the run diverges at 0.05 s. "
+        "at μ = 3 the pair slips (the path leaves the no-slip one by 13 mm in 0.1 s). "
         "(2) *The contact solver*: a near-straight chain's wheel forces are an ill-conditioned problem. Bullet's "
         "default solver stops once no impulse changes by more than √1e-7 N·s per iteration — about this robot's "
         "whole wheel impulse per step — and the engine's torques then differed from the model's by up to 28 % "

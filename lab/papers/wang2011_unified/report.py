@@ -256,7 +256,7 @@ def error_rows(loco, manip, quick: bool) -> list[Row]:
             "simulated runs (unified.tail_distance_rel)",
             f"{de:.4f} vs {dm:.4f} m ({rel:.1e})", "tracks \"完全一致\" (identical, Fig 5a)",
             mark(rel, "unified.tail_distance_rel"),
-            f"tolerance {tol('unified.tail_distance_rel'):.0%}; max distance between the tracks {dev * 1e3:.3f} mm; "
+            f"tolerance {tol('unified.tail_distance_rel'):.0e} (relative); max distance between the tracks {dev * 1e3:.3f} mm; "
             f"with Table D1's I the model's tail goes {dp:.4f} m; the paper's Fig 5a zooms on x ∈ [0.60, 0.65] m "
             "and its torque panels reach 14 s: three periods here"),
         Row("locomotion: eq. 23 residual along the engine trajectory (max |rows 1–3|)",
