@@ -14,7 +14,7 @@ The Python API (imported on first use, so ``import lab`` stays light):
   code; ``[robot] type = "urdf"`` loads any URDF file;
 * :mod:`lab.envs` — Gymnasium environments (``pip install 'lab[gym]'``).
 
-See the README, "Use from Python", and ``examples/``.
+See the documentation's "Python API" page (docs/python-api.md) and ``examples/``.
 """
 
 __version__ = "0.1.0"

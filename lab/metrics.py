@@ -1,4 +1,4 @@
-"""Metrics of one run that hold for every robot: one flat dict, keys documented in the README.
+"""Metrics of one run that hold for every robot: one flat dict, keys documented in docs/metrics.md.
 
 Generic on purpose: nothing here assumes a snake. The centre of mass is the mass-weighted one the
 recorder takes from each snapshot (``series["com"]``, :attr:`lab.state.RobotState.com_W`), so a robot

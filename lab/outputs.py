@@ -51,6 +51,7 @@ KINDS: dict[str, tuple[str, ...]] = {
               "provenance.json"),
     "report": ("report.md", "report.html", "figures", "runs", "provenance.json"),
     "regress": ("baseline.json", "provenance.json"),
+    "docs": ("index.md", "figures"),  # lab report --docs: plus one <section>.md per paper
 }
 FOREIGN = "exists and holds files the lab did not write; choose another folder or remove it"
 PARTIAL_PREFIX = ".lab-partial-"  # before the write protocol (lab.writes): such folders had no pid in their name

@@ -8,7 +8,7 @@ registers through ``lab.register_force`` / ``register_controller`` / ``register_
 
 from __future__ import annotations
 
-_PAPERS = ("wang2011_creeping", "zhang2018_eel", "hu2013_tracked", "wang2011_unified", "guo2015_wheeled")
+_PAPERS = ("wang2011_creeping", "wang2011_unified", "hu2013_tracked", "guo2015_wheeled", "zhang2018_eel")  # by year: the report's order
 
 BUILTINS: dict[str, tuple[str, ...]] = {
     "robot": ("lab.robots.snake", "lab.robots.eel", "lab.robots.tracked", "lab.robots.wheeled_snake",

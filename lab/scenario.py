@@ -35,7 +35,7 @@ SCENARIO_DIR = scenario_dir()  # the checkout's scenarios/, or the wheel's copy 
 @dataclass(frozen=True)
 class SimConfig(Validated):
     """Engine settings. dt = 1 ms by default: the explicit friction callback needs
-    dt < 2·slip_tol/(μ g) and the energy balance closes to ~0.1 % there (see README)."""
+    dt < 2·slip_tol/(μ g) and the energy balance closes to ~0.1 % there (see docs/scenarios.md, Time step)."""
 
     dt: float = num(0.001, ge=1e-5, le=0.02, unit="s", doc="time step (friction needs dt < 2·slip_tol/(mu·g))")
     duration: float = num(30.0, gt=0, le=1e5, unit="s", doc="simulated time (at least one step)")

@@ -413,18 +413,18 @@ def test_the_trial_needs_the_wheeled_snake_and_the_pfl():
 
 
 @pytest.mark.slow
-def test_quick_report_section_seed000(tmp_path):
+def test_quick_report_section_guo2015_wheeled(tmp_path):
     from lab.cli import main
 
     out = tmp_path / "report"
-    assert main(["report", "--quick", "--only", "seed000", "--workers", "1", "--out", str(out)]) == 0
+    assert main(["report", "--quick", "--only", "guo2015_wheeled", "--workers", "1", "--out", str(out)]) == 0
     md = (out / "report.md").read_text(encoding="utf-8")
-    assert "## seed000" in md and "Quick mode" in md
+    assert "## guo2015_wheeled" in md and "Quick mode" in md
     for eq in ("eq. 21", "eq. 17", "eqs. 19, 23"):
         assert eq in md  # the slip table
-    figs = sorted(p.name for p in (out / "figures").glob("seed000_*.png"))
-    assert figs == ["seed000_fig4_head.png", "seed000_fig5_joint_angles.png", "seed000_fig6_joint_torques.png",
-                    "seed000_fig6b_torque_rms.png", "seed000_wheels_friction_slip.png"]
+    figs = sorted(p.name for p in (out / "figures").glob("guo2015_wheeled_*.png"))
+    assert figs == ["guo2015_wheeled_fig4_head.png", "guo2015_wheeled_fig5_joint_angles.png", "guo2015_wheeled_fig6_joint_torques.png",
+                    "guo2015_wheeled_fig6b_torque_rms.png", "guo2015_wheeled_wheels_friction_slip.png"]
     # the rubber-wheel run: its wheels slip and the PFL drives the joints away; without motors it diverged
     # at 0.05 s (joints at 100 rad/s), with the joints' motors (10 rad/s no-load) it stays finite
     assert "the same start on rubber wheels" in md

@@ -460,9 +460,9 @@ def test_removal_never_follows_a_symlinked_folder_out_of_the_output(tmp_path):
     out, mine = tmp_path / "report", tmp_path / "my_figures"
     out.mkdir()
     mine.mkdir()
-    (mine / "seed001_startup.png").write_bytes(b"user data")
+    (mine / "wang2011_creeping_startup.png").write_bytes(b"user data")
     (out / "figures").symlink_to(mine, target_is_directory=True)
-    _remove_entry(out, "figures/seed001_startup.png")
-    assert (mine / "seed001_startup.png").read_bytes() == b"user data"
+    _remove_entry(out, "figures/wang2011_creeping_startup.png")
+    assert (mine / "wang2011_creeping_startup.png").read_bytes() == b"user data"
     _remove_entry(out, "figures")  # the link itself is the lab's entry: it goes, its target stays
-    assert not (out / "figures").exists() and (mine / "seed001_startup.png").is_file()
+    assert not (out / "figures").exists() and (mine / "wang2011_creeping_startup.png").is_file()

@@ -1,4 +1,4 @@
-"""The report: the seed001 section from tiny runs (--quick), its files, and the section registry."""
+"""The report: the wang2011_creeping section from tiny runs (--quick), its files, and the section registry."""
 
 from __future__ import annotations
 
@@ -12,22 +12,22 @@ from lab.report.render import md_to_html
 @pytest.fixture(scope="module")
 def quick_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("report")
-    # seed001 only: other sections have their own tests (e.g. tests/test_zhang2018_eel_report.py)
-    code = main(["report", "--quick", "--only", "seed001", "--workers", "1", "--out", str(out)])
+    # wang2011_creeping only: other sections have their own tests (e.g. tests/test_zhang2018_eel_report.py)
+    code = main(["report", "--quick", "--only", "wang2011_creeping", "--workers", "1", "--out", str(out)])
     return code, out
 
 
 @pytest.mark.slow
-def test_quick_report_builds_seed001(quick_report):
+def test_quick_report_builds_wang2011_creeping(quick_report):
     code, out = quick_report
     assert code == 0
     md = (out / "report.md").read_text(encoding="utf-8")
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "## seed001" in md and "| quantity | lab | paper | mark | note |" in md
+    assert "## wang2011_creeping" in md and "| quantity | lab | paper | mark | note |" in md
     assert "Quick mode" in md and "Time:" in md and "total wall time" in md
-    figs = sorted((out / "figures").glob("seed001_*.png"))
-    assert [f.name for f in figs] == ["seed001_drag_halves.png", "seed001_drag_mass.png", "seed001_energy.png",
-                                      "seed001_recurrence.png", "seed001_startup.png", "seed001_turning.png"]
+    figs = sorted((out / "figures").glob("wang2011_creeping_*.png"))
+    assert [f.name for f in figs] == ["wang2011_creeping_drag_halves.png", "wang2011_creeping_drag_mass.png", "wang2011_creeping_energy.png",
+                                      "wang2011_creeping_recurrence.png", "wang2011_creeping_startup.png", "wang2011_creeping_turning.png"]
     for f in figs:
         assert f.stat().st_size > 1000 and f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert f"figures/{f.name}" in md

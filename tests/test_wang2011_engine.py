@@ -1,8 +1,8 @@
 """Wang 2011, the engine side: the welded tail, the serpenoid's phase offset, the engine's
-applied torques against the unified model at the engine's own states, and its report section (id seed002).
+applied torques against the unified model at the engine's own states, and its report section (id wang2011_unified).
 
 Short runs only (a fraction of a second); the two-period runs are `lab check unified_manipulation
-unified_locomotion` and `lab report --only seed002`."""
+unified_locomotion` and `lab report --only wang2011_unified`."""
 
 import math
 from types import SimpleNamespace
@@ -140,17 +140,17 @@ def test_checks_are_registered():
 
 
 @pytest.mark.slow
-def test_quick_seed002_section(tmp_path):
+def test_quick_wang2011_unified_section(tmp_path):
     from lab.cli import main
 
     out = tmp_path / "r"
-    assert main(["report", "--quick", "--only", "seed002", "--workers", "1", "--out", str(out)]) == 0
+    assert main(["report", "--quick", "--only", "wang2011_unified", "--workers", "1", "--out", str(out)]) == 0
     md = (out / "report.md").read_text(encoding="utf-8")
-    assert "## seed002" in md and "Quick mode" in md and "section seed002 failed" not in md
-    names = sorted(f.name for f in (out / "figures").glob("seed002_*.png"))
-    assert names == ["seed002_fig5a_tail_tracks.png", "seed002_fig5b_manipulation.png",
-                     "seed002_fig5c_torques_locomotion.png", "seed002_fig5d_torques_manipulation.png",
-                     "seed002_slip_speed.png"]
+    assert "## wang2011_unified" in md and "Quick mode" in md and "section wang2011_unified failed" not in md
+    names = sorted(f.name for f in (out / "figures").glob("wang2011_unified_*.png"))
+    assert names == ["wang2011_unified_fig5a_tail_tracks.png", "wang2011_unified_fig5b_manipulation.png",
+                     "wang2011_unified_fig5c_torques_locomotion.png", "wang2011_unified_fig5d_torques_manipulation.png",
+                     "wang2011_unified_slip_speed.png"]
     for key in ("paper.unified_vs_newton_euler_rel", "sanity.at_state_inverse_dynamics_rel", "runs.*",
                 "unified.tail_distance_rel", "6.09"):
         assert key in md

@@ -25,7 +25,7 @@ class SpringTether(Validated):
 
     ``level`` (default): the rope is tied to the payload at the tail anchor's height, so it runs
     level. The snake's axis is 7.5 mm above the ground and the box's centre 25 mm, so a rope to the
-    box's centre would pull the tail up and the box down at ~7° (issue #16), which neither the paper's
+    box's centre would pull the tail up and the box down at ~7°, which neither the paper's
     rig nor a rope tied low on the box does. The tie point lies on the box's face (7.5 mm is inside
     its 50 mm height); the force is applied at the box's COM, leaving out the pitching moment
     T·Δz (Δz = 17.5 mm), which only shifts the box's normal load between its edges: tipping a 1 kg box

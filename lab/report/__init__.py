@@ -4,8 +4,8 @@ Register a section from the paper's home (``lab/papers/<paper>/report.py``)::
 
     from lab.report import Row, SectionResult, section
 
-    @section("seed001", title="…", paper="Wang et al. 2011")
-    def seed001(ctx):
+    @section("wang2011_creeping", title="…", paper="Wang et al. 2011")
+    def report_section(ctx):
         runs = ctx.run_many([("startup", "snake_passive_creeping", {"sim.duration": 30})])
         fig = ctx.save_figure(make_figure(runs["startup"]), "startup", caption="…")
         return SectionResult(body="…", figures=[fig], table=[Row("E mean", "0.9 J", "1.0 J", "pass")])

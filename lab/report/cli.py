@@ -22,6 +22,8 @@ def add_cli(subparsers) -> None:
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="parallel runs on a dask LocalCluster (default: number of CPUs; 1 = in this process)")
     p.add_argument("--quick", action="store_true", help="tiny runs: checks the pipeline, numbers not comparable")
+    p.add_argument("--docs", type=Path, default=None, metavar="DIR",
+                   help="also write one Markdown page per paper (+ figures, index.md) into DIR, e.g. docs/papers")
     p.add_argument("--list", action="store_true", help="list the sections")
     p.set_defaults(handler=cmd_report)
 
@@ -32,7 +34,7 @@ def cmd_report(args) -> int:
 
     if args.list:
         for s in load_sections().values():
-            print(f"{s.key:<12} {s.title}" + (f"  [{s.paper}]" if s.paper else ""))
+            print(f"{s.key:<18} {s.title}" + (f"  [{s.paper}]" if s.paper else ""))
         return 0
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     if not 1 <= workers <= 256:
@@ -46,9 +48,17 @@ def cmd_report(args) -> int:
             raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
     out = args.out or unique_default(Path("runs") / f"report-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "report", overwrite=args.overwrite)
+    docs_output = prepare(args.docs, "docs", overwrite=args.overwrite, label="--docs") if args.docs else None
     outcomes, total = build_report(output, only=args.only, workers=workers, quick=args.quick,
                                    on_section=lambda oc: print(timing_line(oc), flush=True),
                                    command=getattr(args, "command", None), started=started,
                                    progress=sys.stderr.isatty())
     print(f"report.md, report.html in {out}/ (total wall time {total:.1f} s)")
+    if docs_output is not None:
+        from . import docs
+
+        meta = {"quick": args.quick, "workers": workers, "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "notes_dir": str(Path(args.docs).parent / docs.NOTES_DIR)}
+        docs.write(docs_output, outcomes, meta)
+        print(f"paper pages in {args.docs}/")
     return 1 if any(oc.error for oc in outcomes) else 0

@@ -6,7 +6,7 @@ partial feedback linearisation, reproduced on the engine (what is where: README.
 - :mod:`.study`         the engine run and the model runs under the same PFL law, in the paper's coordinates;
                         the paper's q0 from the scenario; the wheel friction the model's start needs
 - :mod:`.wheel_inertia` the model plus the engine wheels' spin inertia (a diagnostic for the comparison)
-- :mod:`.report`        the ``seed000`` report section (Figs 4–6 counterparts, the slips, the engine's findings)
+- :mod:`.report`        the ``guo2015_wheeled`` report section (Figs 4–6 counterparts, the slips, the engine's findings)
 - :mod:`.checks`        the ``nonholonomic_models``, ``pfl_tracking`` and ``pfl_engine`` checks
 
 Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the head-tracking PFL

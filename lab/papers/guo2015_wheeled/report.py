@@ -1,4 +1,4 @@
-"""Report section ``seed000``: Guo et al. 2015, the passive-wheel snake's unified model and head-tracking PFL.
+"""Report section ``guo2015_wheeled``: Guo et al. 2015, the passive-wheel snake's unified model and head-tracking PFL.
 
 Counterparts of the paper's Figs 4–6 — the head's path against the reference, the joint angles, the joint
 torques — with the engine (scenarios/snake_head_tracking.toml) and the unified model under the same PFL law
@@ -152,9 +152,9 @@ def torque_periodicity(sig, period: float, t0: float = 30.0, t1: float = 36.0) -
     return float(np.abs(later - sig.u[k]).max() / np.abs(sig.u[sig.t >= t0]).max())
 
 
-@section("seed000", title="Passive-wheel snake: unified model, PFL head tracking, engine",
+@section("guo2015_wheeled", title="Passive-wheel snake: unified model, PFL head tracking, engine",
          paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot")
-def seed000(ctx) -> SectionResult:
+def report_section(ctx) -> SectionResult:
     from ...tolerances import tol
     from . import study
     from .checks import nonholonomic_models
@@ -162,7 +162,7 @@ def seed000(ctx) -> SectionResult:
     from concurrent.futures import ThreadPoolExecutor
 
     quick = ctx.quick
-    name = "seed000_snake_head_tracking" + ("_quick" if quick else "")
+    name = "guo2015_wheeled_snake_head_tracking" + ("_quick" if quick else "")
     overrides = {"sim.duration": QUICK_DURATION_S} if quick else {}
     sc = study.load(overrides)
     p = study.model_params(sc)
@@ -175,10 +175,10 @@ def seed000(ctx) -> SectionResult:
                                         None if quick else study.model_run(sc, dt_out=0.05, plant="el_nullspace"),
                                         study.friction_use(sc, min(0.3, sc.sim.duration))))
         runs = ctx.run_many([(name, SCENARIO, overrides),
-                             ("seed000_rubber_wheels", SCENARIO, {"sim.duration": RUBBER_RUN_S,
+                             ("guo2015_wheeled_rubber_wheels", SCENARIO, {"sim.duration": RUBBER_RUN_S,
                                                                   "robot.wheel_friction": RUBBER_MU})])
         mod, whl, (mu_t, mu_req), models, e18, fuse = models_f.result()
-    res, rubber = runs[name], runs["seed000_rubber_wheels"]
+    res, rubber = runs[name], runs["guo2015_wheeled_rubber_wheels"]
     eng = study.from_run(res, wall_s=res.metrics.get("wall_time_s", 0.0))
     slip_t, slip = lateral_velocity_fd(res.series, sc.robot.n_modules)
     rub_t, rub_slip = lateral_velocity_fd(rubber.series, sc.robot.n_modules)
@@ -284,7 +284,8 @@ def seed000(ctx) -> SectionResult:
             f"μ = {fuse.mu:g}. The pair's normal force is not the module's weight (the joints carry load between "
             "modules): the module that needs 6.1 m g stands on 1.33 m g (ratio 4.6), and no pair needs more than 4.87 × "
             "its normal force — below μ = 5, where one contact saturates and its partner on the same axle takes the rest (both push along the axle), so μ = 5 and 10 "
-            "run identically; above μ = 3, where the pair slips and the PFL diverges at 0.05 s"),
+            "run identically; above μ = 3, where the pair slips (its contacts on their friction limit; the path leaves the "
+            "no-slip one by 13 mm in 0.1 s)"),
         Row("wheel friction the model's start needs (max over modules of |λ_i| / m g)",
             f"{mu_req.max():.2f} at t = {mu_t[np.argmax(mu_req)]:.2f} s", "— (ideal wheels)", "info",
             f"below {RUBBER_MU:g} after t = {mu_t[np.nonzero(mu_req > RUBBER_MU)[0][-1]]:.2f} s; the scenario's wheels "
@@ -328,12 +329,13 @@ def seed000(ctx) -> SectionResult:
         "**Findings on the engine.** (1) *Slip at the start*: from rest the PFL asks the near-straight body for a "
         "head acceleration k_d ṙ_ref(0) ≈ 1.1 m/s² along its own axis, which the wheels' lateral forces can "
         "give only at a steep ratio: the model needs up to 6.1 × a module's weight across its wheels in the first "
-        "0.1 s. Rubber wheels slip and the PFL — which assumes they cannot — diverges; the scenario's wheels have "
+        "0.1 s. Rubber wheels slip and the PFL — which assumes they cannot — drives the joints away (before the joints' "
+        "motors it diverged at 0.05 s; the motors now cut its commands and the run stays finite); the scenario's wheels have "
         "μ = 10. What bounds the engine's lateral force is μ times the *pair's* normal force, read from the contacts "
         "each step (table): the module that needs 6.1 m g stands on 1.33 m g, and no pair needs more than 4.87 × its "
         "normal force; at "
         "μ = 5 one contact sits on its limit and the other wheel of the axle takes the rest (the same run to 5e-16 m), "
-        "at μ = 3 the pair slips and the run diverges at 0.05 s. "
+        "at μ = 3 the pair slips (the path leaves the no-slip one by 13 mm in 0.1 s). "
         "(2) *The contact solver*: a near-straight chain's wheel forces are an ill-conditioned problem. Bullet's "
         "default solver stops once no impulse changes by more than √1e-7 N·s per iteration — about this robot's "
         "whole wheel impulse per step — and the engine's torques then differed from the model's by up to 28 % "
@@ -352,4 +354,4 @@ def seed000(ctx) -> SectionResult:
     return SectionResult(body="\n".join(body), figures=figs, table=rows)
 
 
-__all__ = ["seed000"]
+__all__ = ["report_section"]

@@ -1,4 +1,4 @@
-"""The report section of Hu et al. 2013 (section id ``seed004``), the tracked wheel-manipulator robot
+"""The report section of Hu et al. 2013 (section id ``hu2013_tracked``), the tracked wheel-manipulator robot
 climbing a step.
 
 Counterparts of Figs 8–10 (motor torque against time for several step heights, arm speeds and arm
@@ -29,11 +29,11 @@ BASE = {"controller.mode": "independent", "trial.stop_when_decided": True, "sim.
 
 
 def run_name(h: float, w: float, la: float) -> str:
-    return f"seed004_h{h:.2f}_w{w:.1f}_la{la:.2f}"
+    return f"hu2013_tracked_h{h:.2f}_w{w:.1f}_la{la:.2f}"
 
 
 def smooth_run_name(h: float) -> str:
-    return f"seed004_h{h:.2f}_smooth"
+    return f"hu2013_tracked_h{h:.2f}_smooth"
 
 
 def _ov(h, w, la, quick, smooth=False):
@@ -217,7 +217,7 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
     return fig
 
 
-@section("seed004", title="Tracked wheel-manipulator robot: step climbing and stability",
+@section("hu2013_tracked", title="Tracked wheel-manipulator robot: step climbing and stability",
          paper="Hu, Ma, Li, Wang, Wang 2013, screw-theory obstacle negotiation of a reconfigurable "
                "wheel-manipulator robot, High Technology Letters")
 def hu2013_section(ctx) -> SectionResult:

@@ -1,7 +1,7 @@
 """Wang et al. 2011, energy-based passive creeping (Acta Automatica Sinica); what is where: README.md
 beside this file.
 
-- :mod:`.report`   the ``seed001`` report section: start-up (Fig 5), energy tracking (Fig 7), table
+- :mod:`.report`   the ``wang2011_creeping`` report section: start-up (Fig 5), energy tracking (Fig 7), table
 - :mod:`.characteristic` why E stops short of E_ref: steady state against a frozen coupling gain,
   the Fig 7 rows run long, the E_ref × ω reachability sweep, the start-up onset
 - :mod:`.studies`  the rest of the section: recurrence (Fig 6), turning (Fig 8), surfaces (Table 2), drag (Figs 12–14)

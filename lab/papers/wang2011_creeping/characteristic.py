@@ -39,7 +39,7 @@ OMEGA_EXTRA = (1.0, 3.0, 4.0)
 
 def char_name(triple, G: float) -> str:
     E, mn, mt = triple
-    return f"seed001_char_E{E:g}_mun{mn:g}_mut{mt:g}_G{G:g}"
+    return f"wang2011_creeping_char_E{E:g}_mun{mn:g}_mut{mt:g}_G{G:g}"
 
 
 def char_runs(triples, quick: bool) -> list[tuple]:
@@ -58,7 +58,7 @@ def char_runs(triples, quick: bool) -> list[tuple]:
 
 
 def omega_name(omega: float, G: float) -> str:
-    return f"seed001_char_w{omega:g}_G{G:g}"
+    return f"wang2011_creeping_char_w{omega:g}_G{G:g}"
 
 
 def omega_runs(triple, quick: bool) -> list[tuple]:
@@ -89,7 +89,7 @@ def e_max_by_omega(results: dict, char: dict, triple) -> dict:
 
 def diverged_runs(results: dict) -> list[str]:
     """Frozen-gain runs the engine could not finish (runaway kinetic energy): left out of E_max."""
-    names = [n for n, r in results.items() if n.startswith("seed001_char_") and r.status != "ok"]
+    names = [n for n, r in results.items() if n.startswith("wang2011_creeping_char_") and r.status != "ok"]
     return sorted(names)
 
 
@@ -191,7 +191,7 @@ def reach_points() -> tuple[list[dict], dict]:
 
 
 def reach_name(point: dict) -> str:
-    return f"seed001_reach_E{point['controller.E_ref']:g}_w{point['controller.xd_omega']:g}"
+    return f"wang2011_creeping_reach_E{point['controller.E_ref']:g}_w{point['controller.xd_omega']:g}"
 
 
 def reach_runs(quick: bool) -> list[tuple]:

@@ -1,4 +1,4 @@
-"""Report section ``seed001``: Wang et al. 2011, energy-based passive creeping (Acta Automatica Sinica).
+"""Report section ``wang2011_creeping``: Wang et al. 2011, energy-based passive creeping (Acta Automatica Sinica).
 
 (a) start-up from a straight body to serpentine motion (the paper's Fig 5) and the recurrence plot
     of the joint torques with the onset of rhythmic motion (Fig 6, eq. 16);
@@ -34,7 +34,7 @@ STARTUP_S = 30.0  # Figs 5-6 and the rhythmic onset: the first 30 s of the long 
 
 def run_name(triple) -> str:
     E, mn, mt = triple
-    return f"seed001_E{E:g}_mun{mn:g}_mut{mt:g}"
+    return f"wang2011_creeping_E{E:g}_mun{mn:g}_mut{mt:g}"
 
 
 def _overrides(triple, quick: bool) -> dict:
@@ -280,9 +280,9 @@ def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad:
     return text
 
 
-@section("seed001", title="Passive creeping: start-up and energy regulation",
+@section("wang2011_creeping", title="Passive creeping: start-up and energy regulation",
          paper="Wang et al. 2011, energy-based passive creeping control, Acta Automatica Sinica")
-def seed001(ctx) -> SectionResult:
+def report_section(ctx) -> SectionResult:
     from . import characteristic as ch
     from . import studies as more
 

@@ -17,7 +17,7 @@ from ...tolerances import tol  # noqa: E402
 
 
 def turn_name(phi: float) -> str:
-    return f"seed001_turn_phi{'p' if phi >= 0 else 'm'}{abs(phi):g}"
+    return f"wang2011_creeping_turn_phi{'p' if phi >= 0 else 'm'}{abs(phi):g}"
 
 
 def turn_runs(quick: bool) -> list[tuple]:
@@ -59,7 +59,7 @@ from .surfaces import SURFACES, table_markdown  # noqa: E402
 
 
 def surf_name(surface, scen: str) -> str:
-    return f"seed001_surf_{surface.name.replace(' ', '_')}_{scen.removeprefix('snake_')}"
+    return f"wang2011_creeping_surf_{surface.name.replace(' ', '_')}_{scen.removeprefix('snake_')}"
 
 
 def surface_runs(quick: bool) -> list[tuple]:
@@ -123,7 +123,7 @@ GAITS = (("passive creeping", None), ("serpenoid", SERPENOID))
 
 
 def drag_name(gait: str, mass: float, seed: int) -> str:
-    return f"seed001_drag_{gait.replace(' ', '_')}_m{mass:g}_s{seed}"
+    return f"wang2011_creeping_drag_{gait.replace(' ', '_')}_m{mass:g}_s{seed}"
 
 
 def drag_grid(gait: str, quick: bool) -> tuple[tuple, tuple]:

@@ -88,7 +88,7 @@ def _inertia_check() -> dict[str, float]:
         "paper_I": I,
         "thin_rod_mL2_12": m * L * L / 12.0,
         "lab_cylinder_r7.5mm": m * (3 * r * r + L * L) / 12.0,
-        "seed001_table1_I": 2.7e-4,
+        "wang2011_creeping_table1_I": 2.7e-4,
         "ratio_paper_to_rod": I / (m * L * L / 12.0),
         "box_width_needed_m": math.sqrt(12 * I / m - L * L),
         "cylinder_radius_needed_m": math.sqrt((12 * I / m - L * L) / 3.0),

@@ -1,4 +1,4 @@
-"""Report section ``seed002``: Wang et al. 2011, unified locomotion/manipulation dynamics.
+"""Report section ``wang2011_unified``: Wang et al. 2011, unified locomotion/manipulation dynamics.
 
 Counterparts of the paper's Fig 5 — (a) the tail's track in locomotion, (b) the snake welded at its
 tail, (c, d) the joint torques of both cases — with the engine (PyBullet, scenarios
@@ -256,7 +256,7 @@ def error_rows(loco, manip, quick: bool) -> list[Row]:
             "simulated runs (unified.tail_distance_rel)",
             f"{de:.4f} vs {dm:.4f} m ({rel:.1e})", "tracks \"完全一致\" (identical, Fig 5a)",
             mark(rel, "unified.tail_distance_rel"),
-            f"tolerance {tol('unified.tail_distance_rel'):.0%}; max distance between the tracks {dev * 1e3:.3f} mm; "
+            f"tolerance {tol('unified.tail_distance_rel'):.0e} (relative); max distance between the tracks {dev * 1e3:.3f} mm; "
             f"with Table D1's I the model's tail goes {dp:.4f} m; the paper's Fig 5a zooms on x ∈ [0.60, 0.65] m "
             "and its torque panels reach 14 s: three periods here"),
         Row("locomotion: eq. 23 residual along the engine trajectory (max |rows 1–3|)",
@@ -329,9 +329,9 @@ def engine_slip_table(points) -> str:
 # ------------------------------------------------------------------------------------------ section
 
 
-@section("seed002", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
+@section("wang2011_unified", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
          paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf)")
-def seed002(ctx) -> SectionResult:
+def report_section(ctx) -> SectionResult:
     import time
 
     from .params import INERTIA_CHECK
@@ -494,4 +494,4 @@ def seed002(ctx) -> SectionResult:
     return SectionResult(body="\n".join(body), figures=figs, table=table)
 
 
-__all__ = ["seed002"]
+__all__ = ["report_section"]

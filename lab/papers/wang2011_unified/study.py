@@ -1,4 +1,4 @@
-"""Engine runs of Wang 2011's unified dynamics (seed 002) and their comparison with the model.
+"""Engine runs of Wang 2011's unified dynamics and their comparison with the model.
 
 * :func:`engine_run` — a scenario on the engine, started **on the gait** like the model (joint angles
   and rates of the serpenoid at t = 0, the base at rest), every step's applied torque kept with the

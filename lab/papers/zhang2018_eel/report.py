@@ -1,4 +1,4 @@
-"""Report section ``seed003``: Zhang et al. 2018, eel robot in a non-inertial frame.
+"""Report section ``zhang2018_eel``: Zhang et al. 2018, eel robot in a non-inertial frame.
 
 Counterparts of the paper's Figs 2–7 — heading, CM trajectory, CM velocity x and y, joint torques —
 with three curves on the same axes: the engine (PyBullet, scenarios/eel_forward_turn.toml), the exact
@@ -188,15 +188,15 @@ def discrepancy_table() -> str:
     return "\n".join(lines)
 
 
-@section("seed003", title="Eel robot underwater: exact vs non-inertial model vs engine",
+@section("zhang2018_eel", title="Eel robot underwater: exact vs non-inertial model vs engine",
          paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame")
-def seed003(ctx) -> SectionResult:
+def report_section(ctx) -> SectionResult:
     from .analysis import compare, from_engine_series
     from . import study as trial
 
     duration = QUICK_DURATION_S if ctx.quick else None
     overrides = {} if duration is None else {"sim.duration": duration}
-    name = "seed003_eel_forward_turn" + ("_quick" if ctx.quick else "")
+    name = "zhang2018_eel_eel_forward_turn" + ("_quick" if ctx.quick else "")
     result = ctx.run_many([(name, SCENARIO, overrides)])[name]
     sc = result.scenario
     n = result.series["xy"].shape[1]
@@ -273,4 +273,4 @@ def seed003(ctx) -> SectionResult:
     return SectionResult(body="\n".join(body), figures=figs, table=table)
 
 
-__all__ = ["seed003"]
+__all__ = ["report_section"]
