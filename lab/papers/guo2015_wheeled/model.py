@@ -59,7 +59,6 @@ from functools import lru_cache
 from typing import Callable, NamedTuple
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .params import Guo2015Params
 
@@ -703,6 +702,7 @@ def simulate_pfl(p: Guo2015Params, t_end: float = 60.0, *, plant: str = "unified
         raise ValueError(f"plant: 'unified', 'el' or 'el_nullspace', got {plant!r}")
     t_eval = np.linspace(0.0, t_end, int(round(t_end / dt_out)) + 1)
     t0 = time.perf_counter()
+    from scipy.integrate import solve_ivp  # deferred: importing scipy.integrate costs ~0.3 s
     sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol, atol=atol)
     wall = time.perf_counter() - t0
     if not sol.success:
@@ -734,6 +734,7 @@ def simulate(p: Guo2015Params, t_end: float, *, formulation: str = "unified", y0
             y = np.asarray(y0, dtype=float)
     else:
         raise ValueError(f"formulation: 'unified', 'el_kkt' or 'el_nullspace', got {formulation!r}")
+    from scipy.integrate import solve_ivp  # deferred: importing scipy.integrate costs ~0.3 s
     sol = solve_ivp(rhs, (0.0, t_end), y, method=method, t_eval=t_eval, rtol=rtol, atol=atol)
     if not sol.success:
         raise RuntimeError(f"simulate ({formulation}): solve_ivp failed: {sol.message}")

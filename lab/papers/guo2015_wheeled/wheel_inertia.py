@@ -22,7 +22,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from . import model as gw
 from .params import Guo2015Params
@@ -87,6 +86,7 @@ def simulate_pfl(p: Guo2015Params, t_end: float, m_a: float, J_a: float, *, dt_o
     y0 = np.concatenate((q0, gw.qdot_from_head_velocity(p, q0, np.asarray(p.v0) / p.sqrt_nm)))
     t_eval = np.linspace(0.0, t_end, int(round(t_end / dt_out)) + 1)
     t0 = time.perf_counter()
+    from scipy.integrate import solve_ivp  # deferred: importing scipy.integrate costs ~0.3 s
     sol = solve_ivp(rhs, (0.0, t_end), y0, method="DOP853", t_eval=t_eval, rtol=rtol, atol=atol)
     wall = time.perf_counter() - t0
     if not sol.success:

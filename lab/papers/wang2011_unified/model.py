@@ -58,7 +58,6 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .params import Wang2011Params, lab_base_from_paper, paper_base_from_lab
 
@@ -498,6 +497,7 @@ class Locomotion:
         y0 = self.initial_state(y0)
         self.nfev = 0
         t0 = time.perf_counter()
+        from scipy.integrate import solve_ivp  # deferred: importing scipy.integrate costs ~0.3 s
         sol = solve_ivp(self.rhs, (0.0, float(t_end)), y0, method=method, t_eval=t_eval, rtol=rtol, atol=atol,
                         max_step=max_step)
         if not sol.success:

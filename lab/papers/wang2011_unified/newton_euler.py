@@ -24,7 +24,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .params import Wang2011Params
 
@@ -124,6 +123,7 @@ def simulate(p: Wang2011Params, gait, t_eval: np.ndarray, y0, rtol: float = 1e-8
         return np.concatenate([y[3:], base_acceleration(p, x, xd, qdd)])
 
     t_eval = np.asarray(t_eval, dtype=float)
+    from scipy.integrate import solve_ivp  # deferred: importing scipy.integrate costs ~0.3 s
     sol = solve_ivp(rhs, (float(t_eval[0]), float(t_eval[-1])), np.asarray(y0, dtype=float), method=method,
                     t_eval=t_eval, rtol=rtol, atol=atol)
     if not sol.success:

@@ -31,7 +31,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import least_squares
 
 MIN_ARC_RAD = 0.25
 
@@ -81,6 +80,7 @@ def geometric_fit(xy: np.ndarray, start: tuple[float, float, float]) -> tuple[fl
         d = np.maximum(np.hypot(xy[:, 0] - p[0], xy[:, 1] - p[1]), 1e-12)
         return np.column_stack([-(xy[:, 0] - p[0]) / d, -(xy[:, 1] - p[1]) / d, -np.ones(len(xy))])
 
+    from scipy.optimize import least_squares  # deferred: importing scipy.optimize costs ~0.3 s
     sol = least_squares(res, np.asarray(start, float), jac=jac, method="lm", xtol=1e-12, ftol=1e-12)
     cx, cy, R = sol.x
     return float(cx), float(cy), float(abs(R))

@@ -40,7 +40,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .params import EelParams
 
@@ -217,6 +216,7 @@ def simulate(model, t_end: float, t_eval, y0: np.ndarray, rtol: float, atol: flo
         if t_eval is not None:
             # this segment's samples, plus its end point b (the next segment's initial state)
             te = np.append(t_eval[(t_eval >= a) & (t_eval < b)], b)
+        from scipy.integrate import solve_ivp  # deferred: importing scipy.integrate costs ~0.3 s
         sol = solve_ivp(model.rhs, (a, b), y, method=method, t_eval=te, rtol=rtol, atol=atol, max_step=max_step)
         if not sol.success:
             raise RuntimeError(f"{model.name} model: solve_ivp failed on [{a}, {b}] s: {sol.message}")
