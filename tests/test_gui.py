@@ -181,24 +181,29 @@ def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
 
 # ------------------------------------------------------------------------------------- no display
 class FakeViewer:
-    """Stands in for a GUI BulletClient: records what the overlay draws, returns scripted slider
-    values; ``closed = True`` makes every parameter read raise like a closed window does."""
+    """Stands in for a GUI BulletClient: records what the overlay draws and hands out scripted
+    keyboard events (``keys``: a list of event dicts, one per ``getKeyboardEvents`` call, then none);
+    ``closed = True`` makes every call raise like a closed window does. Its camera answers with real
+    view and projection matrices (the window's: 90° vertical field of view)."""
 
     def __init__(self):
         self.next_id = 0
-        self.params: dict[int, list] = {}  # id → [name, value]
         self.items: dict[int, tuple] = {}  # live debug items
         self.poses: dict[int, tuple] = {}
         self.camera = None
         self.closed = False
         self.connected = True
+        self.keys: list[dict] = []
+        self.key_reads = 0
+        self.flags: dict[int, int] = {}
+        self.sent_texts: list[str] = []  # every text ever sent, in order
 
     def _new(self) -> int:
         self.next_id += 1
         return self.next_id
 
-    def configureDebugVisualizer(self, *a, **k):
-        pass
+    def configureDebugVisualizer(self, flag, value, *a, **k):
+        self.flags[flag] = value
 
     def createVisualShape(self, *a, **k):
         return self._new()
@@ -209,31 +214,32 @@ class FakeViewer:
     def resetBasePositionAndOrientation(self, body, pos, orn):
         self.poses[body] = (tuple(pos), tuple(orn))
 
-    def addUserDebugParameter(self, name, lo, hi, v0):
-        i = self._new()
-        self.params[i] = [name, 0.0 if lo > hi else float(v0)]  # lo > hi: a button (click count)
-        return i
-
-    def param_id(self, name):
-        return next(i for i, (n, _) in self.params.items() if n == name)
-
-    def readUserDebugParameter(self, i):
+    def getKeyboardEvents(self):
         from lab.engine import pb
 
         if self.closed:
             raise pb.error("Not connected to physics server.")
-        return self.params[i][1]
+        self.key_reads += 1
+        return self.keys.pop(0) if self.keys else {}
 
     def isConnected(self):
         return self.connected
 
     def getDebugVisualizerCamera(self):
+        from lab.engine import pb
+
         d, yaw, pitch, target = self.camera or (1.0, 30.0, -35.0, (0, 0, 0))
-        return (1024, 768, (0.0,) * 16, (0.0,) * 16, (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), yaw, pitch, d,
-                target)
+        view = pb.computeViewMatrixFromYawPitchRoll(list(target), d, yaw, pitch, 0, 2)
+        proj = (0.75, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, -1.0, -1.0, 0, 0, -0.02, 0)  # as PyBullet's window reports
+        return (1024, 768, view, proj, (0, 0, 1), (1, 0, 0), (0, 1, 0), (0, 0, 1), yaw, pitch, d, tuple(target))
 
     def resetDebugVisualizerCamera(self, d, yaw, pitch, target):
         self.camera = (d, yaw, pitch, tuple(target))
+
+    def computeViewMatrixFromYawPitchRoll(self, *a):
+        from lab.engine import pb
+
+        return pb.computeViewMatrixFromYawPitchRoll(*a)
 
     def _item(self, kind, args, replace):
         i = replace if replace is not None and replace >= 0 else self._new()
@@ -247,7 +253,8 @@ class FakeViewer:
         return self._item("line", (a, b, rgb), replaceItemUniqueId)
 
     def addUserDebugText(self, text, pos, rgb, size, life, replaceItemUniqueId=None):
-        return self._item("text", (text,), replaceItemUniqueId)
+        self.sent_texts.append(text)
+        return self._item("text", (text, tuple(pos), tuple(rgb)), replaceItemUniqueId)
 
     def removeUserDebugItem(self, i):
         self.items.pop(i, None)
@@ -255,38 +262,89 @@ class FakeViewer:
     def disconnect(self):
         self.connected = False
 
+    def texts(self) -> list[str]:
+        return [args[0] for kind, args in self.items.values() if kind == "text" and args[0]]
 
-def _sim(duration: float, **overlay_kw):
+
+def _sim(duration: float, scenario: str = SCENARIO, **overlay_kw):
     from lab import scenario as scn
     from lab.gui import GuiOverlay
     from lab.runner import Simulation
 
-    sim = Simulation(scn.load(SCENARIO, [f"sim.duration={duration}"]))
+    sim = Simulation(scn.load(scenario, [f"sim.duration={duration}"]))
     fake = FakeViewer()
     sim.gui = GuiOverlay(sim.world, sim.controller, viewer=fake, **overlay_kw)
     return sim, fake
 
 
-def test_slider_changes_the_running_controller():
-    sim, fake = _sim(0.05)
+def _press(*keys) -> dict:
+    """One getKeyboardEvents answer: each key newly pressed (the state PyBullet reports for a press)."""
+    from lab.engine import pb
+
+    return {(ord(k) if isinstance(k, str) else k): pb.KEY_IS_DOWN | pb.KEY_WAS_TRIGGERED for k in keys}
+
+
+def test_bullet_gui_is_hidden_and_its_shortcuts_off():
+    """The example browser and Params panel are one canvas (COV_ENABLE_GUI): off; Bullet's own key
+    shortcuts (its p writes a timings file) off, so the lab's keys are the only ones."""
+    from lab.engine import pb
+
+    sim, fake = _sim(0.01)
+    try:
+        assert fake.flags[pb.COV_ENABLE_GUI] == 0
+        assert fake.flags[pb.COV_ENABLE_KEYBOARD_SHORTCUTS] == 0
+    finally:
+        sim.close()
+
+
+def test_keys_change_the_running_controller():
+    """Right ×5 on E_ref (step 0.2) → 2.0; Down, Left ×2 → phi_t −0.2: through controller.set_param, while
+    the run goes on, and the controller's torques follow (E_ref is the head's energy reference)."""
+    from lab.engine import pb
+
+    sim, fake = _sim(0.2)
+    sim.gui._key_every = 20  # keys read every 20 steps (0.1 s by default) to keep the test short
     try:
         assert sim.controller.params.E_ref == 1.0
-        fake.params[fake.param_id("E_ref")][1] = 2.0
-        fake.params[fake.param_id("phi_t")][1] = 500.0  # outside phi_t's range: rejected, run goes on
+        fake.keys = [_press(pb.B3G_RIGHT_ARROW)] * 5 + [_press(pb.B3G_DOWN_ARROW), _press(pb.B3G_LEFT_ARROW),
+                                                        _press("-")]
         res = sim.run()
     finally:
         sim.close()
     assert res.status == "ok"
     assert sim.controller.params.E_ref == 2.0
-    assert sim.controller.params.phi_t == 0.0
+    assert sim.controller.params.phi_t == -0.2
+    assert sim.gui.controls.value("E_ref") == 2.0 and sim.gui.controls.selected == 1
+    assert fake.key_reads == 10  # every 20 steps of 200
 
 
-@pytest.mark.parametrize("how", ["quit button", "window closed", "disconnected"])
+def test_a_value_the_controller_rejects_is_taken_back(monkeypatch):
+    from lab.engine import pb
+
+    sim, fake = _sim(0.3)
+    set_param = sim.controller.set_param
+
+    def picky(name, value):
+        if value > 1.1:
+            raise ValueError(f"{name}: must be <= 1.1")
+        set_param(name, value)
+
+    monkeypatch.setattr(sim.controller, "set_param", picky)
+    try:
+        fake.keys = [_press(pb.B3G_RIGHT_ARROW)]
+        res = sim.run()
+    finally:
+        sim.close()
+    assert res.status == "ok"
+    assert sim.controller.params.E_ref == 1.0 and sim.gui.controls.value("E_ref") == 1.0
+
+
+@pytest.mark.parametrize("how", ["q key", "window closed", "disconnected"])
 def test_quit_or_closed_window_stops_the_run(how):
     sim, fake = _sim(1.0)
     try:
-        if how == "quit button":
-            fake.params[fake.param_id("quit")][1] = 1.0
+        if how == "q key":
+            fake.keys = [_press("q")]
         elif how == "window closed":
             fake.closed = True
         else:
@@ -295,11 +353,69 @@ def test_quit_or_closed_window_stops_the_run(how):
     finally:
         sim.close()
     assert res.status == "stopped"
-    assert res.metrics["steps"] == 1  # the controls are read at step 0
+    assert res.metrics["steps"] == 1  # the keys are read at step 0
     assert res.metrics["status"] == "stopped"
 
 
-def test_drawn_items_stay_bounded_and_toggles_remove_them():
+def test_space_pauses_the_run_and_the_keys_still_act():
+    """Space holds the run inside update(): no step is taken while the keys are polled; a parameter
+    stepped meanwhile reaches the controller; space again resumes; the pause is not counted as run time
+    (no catch-up at full speed afterwards)."""
+    from lab.engine import pb
+
+    sim, fake = _sim(0.2)
+    g = sim.gui
+    g.pause_poll_s = 0.05
+    try:
+        state = sim.world.read_state()
+        fake.keys = [_press(" "), {}, _press(pb.B3G_RIGHT_ARROW), {}, {}, _press(" ")]
+        t0 = time.perf_counter()
+        assert g.update(0, state, None)
+        held = time.perf_counter() - t0
+        assert fake.key_reads == 6 and not g.controls.paused
+        assert held >= 4 * g.pause_poll_s
+        assert sim.controller.params.E_ref == pytest.approx(1.2)
+        assert any("PAUSED" in t for t in fake.sent_texts)  # the panel said so while it lasted
+        assert not any("PAUSED" in t for t in fake.texts())  # and no longer
+        res = sim.run()
+        assert res.status == "ok" and res.metrics["steps"] == 200
+    finally:
+        sim.close()
+
+
+def test_panel_shows_parameters_selection_toggles_and_keys_at_fixed_pixels():
+    """The panel: t and E, the arrows' scale, each parameter with its value, range and step (the
+    selected one marked), the toggles with their states and every key of the legend; each line's
+    anchor projects (with the window's camera) to its pixel in the top-left corner."""
+    from lab.engine import pb
+    from lab.gui import KEYS, PANEL_LEFT_PX, PANEL_LINE_PX, PANEL_TOP_PX
+    from lab.overlay import project
+
+    sim, fake = _sim(0.2)
+    g = sim.gui
+    try:
+        fake.keys = [_press(pb.B3G_DOWN_ARROW), _press("h")]
+        sim.run()
+        texts = fake.texts()
+        assert any(t.startswith("t = ") and "mJ" in t for t in texts)
+        assert any(t.startswith("red arrows: force laws on each link, 1 N = ") for t in texts)
+        assert "   E_ref = 1    in [0, 3], step 0.2" in texts
+        assert "> phi_t = 0    in [-1, 1], step 0.1" in texts  # selected by Down
+        assert any("[h] head trail: off" in t and "[c] follow camera: on" in t for t in texts)
+        legend = " ".join(texts)
+        for key in ("Up/Down", "Left/Right", "[c]", "[f]", "[h]", "[m]", "[space]", "[q]", "[Esc]"):
+            assert key in legend
+        assert len(KEYS) == 8
+        w, h, view, proj, _ = g._view()
+        anchors = np.array([p[3] for p in g._panel])
+        uv, front = project(anchors, view, proj, w, h)
+        want = [[PANEL_LEFT_PX, PANEL_TOP_PX + (i + 1) * PANEL_LINE_PX] for i in range(len(anchors))]
+        assert front.all() and np.abs(uv - want).max() < 3.5  # re-sent beyond PANEL_DRIFT_PX = 3
+    finally:
+        sim.close()
+
+
+def test_drawn_items_stay_bounded_and_toggle_keys_remove_them():
     sim, fake = _sim(0.5, trail_max=5)
     g = sim.gui
     g.trail_min_step = 1e-6  # a segment at every trail update (every 0.05 s)
@@ -309,19 +425,20 @@ def test_drawn_items_stay_bounded_and_toggles_remove_them():
         assert len(g._trail_ids) == 5  # ~10 segments drawn into a ring of 5
         assert len(g._arrow_ids) == 1  # all arrows are one points item
         kinds = [kind for kind, _ in fake.items.values()]
-        assert kinds.count("points") == 1 and kinds.count("text") == 3  # the label, the arrows' scale, the sliders
+        assert kinds.count("points") == 1 and kinds.count("text") == len(g._panel)
         # the dots lie along the links' force arrows, close to the robot
         pts = np.array(fake.items[g._arrow_ids[0]][1][0])
         com = sim.world.read_state().com_W
         assert len(pts) > 0 and np.linalg.norm(pts - com, axis=1).max() < 0.6
-        # toggles off: the next control read removes the items
-        fake.params[fake.param_id("show forces")][1] = 0.0
-        fake.params[fake.param_id("show head trail")][1] = 0.0
-        trail = list(g._trail_ids)
+        # toggles off: the next key read removes the items
+        fake.keys = [_press("f", "h", "M")]
+        trail, com_trail = list(g._trail_ids), list(g._com_ids)
+        assert trail and com_trail
         assert g.update(0, sim.world.read_state(), None)
-        assert g._arrow_ids == [] and g._trail_ids == []
+        assert g._arrow_ids == [] and g._trail_ids == [] and g._com_ids == []
         assert not any(kind == "points" for kind, _ in fake.items.values())
-        assert not any(i in fake.items for i in trail)
+        assert not any(i in fake.items for i in trail + com_trail)
+        assert not any(t.startswith("red arrows") for t in fake.texts())  # no scale for hidden arrows
     finally:
         sim.close()
 
@@ -338,6 +455,28 @@ def test_camera_follows_the_com_and_keeps_the_users_zoom():
         d, yaw, pitch, target = fake.camera
         assert (d, yaw, pitch) == (2.5, 10.0, -60.0)
         assert np.allclose(target, state.com_W + [1.0, 0.0, 0.0], atol=1e-3)
+    finally:
+        sim.close()
+
+
+def test_step_climb_is_framed_side_on_with_the_riser_in_view():
+    """The tracked robot before its step: the camera looks along +y (x left to right), low, and aims
+    between the robot and the riser; both project inside the window."""
+    from lab.overlay import project
+
+    sim, fake = _sim(0.05, "tracked_step_climb")
+    try:
+        g = sim.gui
+        state = sim.world.read_state()
+        g._follow(state.com_W)
+        d, yaw, pitch, target = fake.camera
+        assert yaw == 0.0 and -20.0 < pitch < 0.0
+        x_e, h = sim.world.arena.edge
+        w, hh, view, proj, _ = g._view()
+        uv, front = project(np.array([state.com_W, [x_e, 0.0, 0.0], [x_e, 0.0, h]]), view, proj, w, hh)
+        assert front.all()
+        assert ((uv[:, 0] > 0) & (uv[:, 0] < w) & (uv[:, 1] > 0) & (uv[:, 1] < hh)).all(), uv
+        assert uv[0, 0] < uv[1, 0]  # the robot left of the riser: x runs left to right
     finally:
         sim.close()
 
@@ -362,6 +501,33 @@ def test_mirror_puts_each_link_copy_at_the_engines_link_frame():
             assert np.allclose(fake.poses[vid][0], want, atol=1e-12)
     finally:
         sim.close()
+
+
+def test_a_run_without_the_window_is_unchanged_by_the_overlay():
+    """A DIRECT run (no --gui) has no overlay, and one with the overlay drawing (keys idle) computes
+    the same numbers bit for bit: the overlay reads the world, never changes it."""
+    from lab import scenario as scn
+    from lab.runner import Simulation
+
+    plain = Simulation(scn.load(SCENARIO, ["sim.duration=0.3"]))
+    try:
+        assert plain.gui is None
+        a = plain.run()
+    finally:
+        plain.close()
+    sim, fake = _sim(0.3)
+    try:
+        b = sim.run()
+    finally:
+        sim.close()
+    assert a.status == b.status == "ok"
+    assert set(a.series) == set(b.series)
+    for k in a.series:
+        np.testing.assert_array_equal(a.series[k], b.series[k], err_msg=k)
+    keep = [k for k in a.metrics if not k.startswith(("wall_time", "realtime"))]
+    assert keep == [k for k in b.metrics if not k.startswith(("wall_time", "realtime"))]
+    for k in keep:  # NaN (undefined metrics) compares equal to NaN here
+        assert json.dumps(a.metrics[k]) == json.dumps(b.metrics[k]), k
 
 
 def test_gui_without_a_display_is_reported_as_bad_input(tmp_path, lab_cmd, monkeypatch):
