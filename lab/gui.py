@@ -418,7 +418,9 @@ class GuiOverlay:
         link = m.link_length if m is not None else 0.1
         self._cam = [max(0.3, 1.0 * L), 30.0, -35.0]  # distance, yaw, pitch (used if the GUI can't tell us)
         # A robot before a step (lab.arenas.step: the riser faces −x at x = step_x): framed side-on, the
-        # camera looking along +y so x runs left to right, aimed between the robot and the riser.
+        # camera looking along +y so x runs left to right, aimed between the robot and the riser, and
+        # no farther out than 0.45 of the step's width: from outside its ends (y = ±width/2) the step's
+        # end face fills the near field and the robot looks small behind it (seen under Xvfb).
         from .arenas.step import Stairs, Step
 
         self._riser_W: np.ndarray | None = None
@@ -427,7 +429,8 @@ class GuiOverlay:
             x_e, h = world.arena.edge
             self._riser_W = np.array([x_e, 0.0, 0.5 * h])
             com_x = float(world.read_state().com_W[0])
-            self._cam = [max(0.6, 1.4 * (abs(x_e - com_x) + L)), 0.0, -12.0]
+            width = float(getattr(world.arena, "width", math.inf))
+            self._cam = [max(0.5, min(1.4 * (abs(x_e - com_x) + L), 0.45 * width)), 0.0, -12.0]
         # A force equal to one link's weight is drawn two link lengths long (lab.overlay.arrow_scale).
         from .overlay import arrow_scale
 
@@ -451,7 +454,7 @@ class GuiOverlay:
         self._window: tuple | None = None  # the window's (width, height, projection), once it has told us
         self._draw_s = 0.0
         self._sync_s = 0.0
-        self._wall0: float | None = None
+        self._wall0: float | None = time.perf_counter()  # the budgets' clock: from the overlay's start
         self._clock0: float | None = None  # wall time at which simulated time 0 would have been (pauses out)
         self.closed = False
 
@@ -523,7 +526,7 @@ class GuiOverlay:
             time.sleep(ahead)
 
     def _within_budget(self, spent: float, budget: float) -> bool:
-        """False while ``spent`` is more than ``budget`` of the wall time since the first update:
+        """False while ``spent`` is more than ``budget`` of the wall time since the overlay was made:
         each GUI call waits for the GUI's threads (see the module docstring), so a slow machine or
         a robot with many links gets fewer refreshes instead of a slower simulation."""
         now = time.perf_counter()

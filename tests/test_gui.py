@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes.util
 import json
+import math
 import subprocess
 import sys
 import textwrap
@@ -460,8 +461,9 @@ def test_camera_follows_the_com_and_keeps_the_users_zoom():
 
 
 def test_step_climb_is_framed_side_on_with_the_riser_in_view():
-    """The tracked robot before its step: the camera looks along +y (x left to right), low, and aims
-    between the robot and the riser; both project inside the window."""
+    """The tracked robot before its step: the camera looks along +y (x left to right), low, from within
+    the step's width (else its end face fills the view), and aims between the robot and the riser;
+    both, and the riser's foot and top, project inside the window."""
     from lab.overlay import project
 
     sim, fake = _sim(0.05, "tracked_step_climb")
@@ -471,6 +473,7 @@ def test_step_climb_is_framed_side_on_with_the_riser_in_view():
         g._follow(state.com_W)
         d, yaw, pitch, target = fake.camera
         assert yaw == 0.0 and -20.0 < pitch < 0.0
+        assert d * math.cos(math.radians(pitch)) < sim.world.arena.width / 2  # inside the step's ends
         x_e, h = sim.world.arena.edge
         w, hh, view, proj, _ = g._view()
         uv, front = project(np.array([state.com_W, [x_e, 0.0, 0.0], [x_e, 0.0, h]]), view, proj, w, hh)
