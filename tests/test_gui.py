@@ -2,11 +2,13 @@
 
 Under Xvfb (skipped locally without ``xvfb-run``, a failure in CI): a real ``lab run --gui`` opens
 the window, draws the overlay, saves a screenshot that shows the snake and writes its results, paced
-to real time; pressing Esc in the window stops a long run cleanly with its results kept.
+to real time, with nothing of the engine's on stdout; keys pressed in the window (X events) step a
+parameter of the running controller and quit; Esc stops a long run cleanly with its results kept.
 
-Without a display: the overlay's logic (sliders change the running controller, the quit button and
-a closed window stop the run, drawn items stay bounded, the mirror follows the engine) against a
-recording fake GUI client, with a DIRECT world mirrored into it.
+Without a display: the overlay's logic (PyBullet's own GUI hidden, keys change the running controller,
+pause, q and a closed window stop the run, the panel pinned to its pixels, drawn items stay bounded,
+the camera framing, the mirror follows the engine, a DIRECT run unchanged) against a recording fake
+GUI client, with a DIRECT world mirrored into it. The key handling itself: tests/test_gui_keys.py.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
                        cwd=ROOT, capture_output=True, text=True, timeout=300)
     elapsed = time.perf_counter() - t0
     assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.startswith("snake_passive_creeping: ok") and "ven = " not in r.stdout, r.stdout[:1500]
 
     img = imageio.imread(shot)
     assert img.ndim == 3 and img.shape[0] >= 100 and img.shape[1] >= 100
@@ -85,11 +88,13 @@ def test_gui_run_computes_what_a_headless_run_computes(tmp_path, lab_cmd):
 
 
 DRIVER = textwrap.dedent(r'''
-    """Start a long GUI run, wait until its overlay is up, press Esc in the window, report."""
+    """Start a long GUI run, wait until its overlay is up, press the keys (argv[2], X keysym names, 3 s
+    apart) in the window, report; the run's stdout goes to the file argv[3]."""
     import ctypes, ctypes.util, json, subprocess, sys, threading, time
 
     cmd = json.loads(sys.argv[1])
-    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    keys = json.loads(sys.argv[2])
+    p = subprocess.Popen(cmd, stderr=subprocess.PIPE, stdout=open(sys.argv[3], "w"), text=True)
     ready, lines = threading.Event(), []
 
     def drain():
@@ -136,13 +141,17 @@ DRIVER = textwrap.dedent(r'''
         name = ctypes.c_char_p()
         if x.XFetchName(d, children[i], ctypes.byref(name)) and name.value and b"Bullet" in name.value:
             windows.append(children[i])
-    keycode = x.XKeysymToKeycode(d, x.XStringToKeysym(b"Escape"))
-    for win in windows:
-        for kind, mask in ((2, 1), (3, 2)):  # KeyPress/KeyPressMask, KeyRelease/KeyReleaseMask
-            ev = XEvent()
-            k = ev.xkey
-            k.type, k.display, k.window, k.root, k.keycode, k.same_screen = kind, d, win, root, keycode, 1
-            x.XSendEvent(d, win, 1, mask, ctypes.byref(ev))
+    for i, name in enumerate(keys):
+        if i:
+            time.sleep(3.0)  # the overlay reads the keys every 0.1 s of simulated time
+        keycode = x.XKeysymToKeycode(d, x.XStringToKeysym(name.encode()))
+        for win in windows:
+            for kind, mask in ((2, 1), (3, 2)):  # KeyPress/KeyPressMask, KeyRelease/KeyReleaseMask
+                ev = XEvent()
+                k = ev.xkey
+                k.type, k.display, k.window, k.root, k.keycode, k.same_screen = kind, d, win, root, keycode, 1
+                x.XSendEvent(d, win, 1, mask, ctypes.byref(ev))
+        x.XFlush(d)
     x.XFlush(d)
     t0 = time.time()
     try:
@@ -155,10 +164,12 @@ DRIVER = textwrap.dedent(r'''
 ''')
 
 
-@pytest.mark.slow
-@pytest.mark.gui
-def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
-    """Esc closes PyBullet's window; the run stops with status "stopped" and its results written."""
+ENGINE_NOISE = ("ven = ", "numActiveThreads", "Thread", "semaphore", "argv[0]", "finished")
+
+
+def _drive(tmp_path, lab_cmd, keys: list[str]) -> tuple[dict, str, dict]:
+    """A 30 s GUI run under Xvfb, the keys pressed in its window once it is up: (the driver's report,
+    the run's stdout, metrics.json)."""
     xvfb = _xvfb()
     if ctypes.util.find_library("X11") is None:
         if IN_CI:
@@ -166,18 +177,41 @@ def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
         pytest.skip("libX11 not found")
     driver = tmp_path / "driver.py"
     driver.write_text(DRIVER)
-    out = tmp_path / "out"
+    out, stdout = tmp_path / "out", tmp_path / "stdout.txt"
     cmd = [*lab_cmd, "-v", "run", SCENARIO, "--gui", "--set", "sim.duration=30", "--out", str(out), "--no-plots"]
-    r = subprocess.run([*xvfb, sys.executable, str(driver), json.dumps(cmd)], cwd=ROOT, capture_output=True,
-                       text=True, timeout=400)
+    r = subprocess.run([*xvfb, sys.executable, str(driver), json.dumps(cmd), json.dumps(keys), str(stdout)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=400)
     assert r.returncode == 0, r.stderr[-3000:]
     rep = json.loads(r.stdout.strip().splitlines()[-1])
     assert rep["ready"], rep["stderr"]
     assert rep["windows"] == 1
+    return rep, stdout.read_text(), json.loads((out / "metrics.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.gui
+def test_escape_in_window_stops_run_and_keeps_results(tmp_path, lab_cmd):
+    """Esc closes PyBullet's window; the run stops with status "stopped" and its results written; the
+    GUI threads' shutdown chatter ("numActiveThreads = 0", "Thread TERMINATED", …) stays off stdout."""
+    rep, stdout, m = _drive(tmp_path, lab_cmd, ["Escape"])
     assert rep["rc"] == 0, rep["stderr"]
-    m = json.loads((out / "metrics.json").read_text())
     assert m["status"] == "stopped"
     assert 0 < m["steps"] < 30_000
+    assert stdout.startswith("snake_passive_creeping: stopped"), stdout[:500]
+    assert not [w for w in ENGINE_NOISE if w in stdout], stdout[:1500]
+
+
+@pytest.mark.slow
+@pytest.mark.gui
+def test_keys_in_window_step_a_parameter_and_quit(tmp_path, lab_cmd):
+    """Real X key events reach the overlay through getKeyboardEvents: Right steps E_ref (1 → 1.2) in
+    the running controller, q ends the run with its results."""
+    rep, stdout, m = _drive(tmp_path, lab_cmd, ["Right", "q"])
+    assert rep["rc"] == 0, rep["stderr"]
+    assert "gui: E_ref = 1.2" in rep["stderr"]
+    assert "gui: quit pressed" in rep["stderr"]
+    assert m["status"] == "stopped"
+    assert not [w for w in ENGINE_NOISE if w in stdout], stdout[:1500]
 
 
 # ------------------------------------------------------------------------------------- no display
