@@ -163,6 +163,7 @@ class Controls:
     com_trail: bool = True
     paused: bool = False
     quit: bool = False
+    held: frozenset = frozenset()  # keys seen pressed and not yet seen released (see on_keys)
 
     @classmethod
     def for_controller(cls, controller) -> "Controls":
@@ -182,14 +183,24 @@ class Controls:
 
 def on_keys(controls: Controls, events: Mapping[int, int]) -> Controls:
     """The controls after the keys in ``events``, PyBullet's ``getKeyboardEvents()`` dict (key code →
-    bits ``KEY_IS_DOWN | KEY_WAS_TRIGGERED | KEY_WAS_RELEASED``). Only a key newly pressed
-    (``KEY_WAS_TRIGGERED``) acts, once, in the dict's order; held and released keys do nothing. Pure:
-    no engine call, so tested without a display. See :data:`KEYS`."""
+    bits ``KEY_IS_DOWN | KEY_WAS_TRIGGERED | KEY_WAS_RELEASED``), in the dict's order. A key acts once
+    per press: when it is reported newly pressed (``KEY_WAS_TRIGGERED``), or reported released without
+    its press having been seen (``controls.held``): the physics server keeps one state per key, so a
+    release that reaches it before it has passed the press on overwrites the press (a quick tap; X
+    events sent by a program). Held keys do not repeat. Pure: no engine call, so tested without a
+    display. See :data:`KEYS`."""
     c = controls
     for key, state in events.items():
-        if not int(state) & pb.KEY_WAS_TRIGGERED:
+        key, state = int(key), int(state)
+        if state & pb.KEY_WAS_TRIGGERED:
+            if state & pb.KEY_IS_DOWN:
+                c = replace(c, held=c.held | {key})
+        elif state & pb.KEY_WAS_RELEASED:
+            if key in c.held:
+                c = replace(c, held=c.held - {key})
+                continue
+        else:
             continue
-        key = int(key)
         ch = chr(key).lower() if 0 < key < 128 else ""
         n = len(c.tunables)
         if key in (_UP, _DOWN):

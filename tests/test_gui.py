@@ -103,7 +103,8 @@ DRIVER = textwrap.dedent(r'''
             if "gui: ready" in line:
                 ready.set()
 
-    threading.Thread(target=drain, daemon=True).start()
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     ok = ready.wait(180)
     time.sleep(1.0)  # a little running time before the key press
 
@@ -159,6 +160,7 @@ DRIVER = textwrap.dedent(r'''
     except subprocess.TimeoutExpired:
         p.kill()
         rc = "timeout"
+    reader.join(10)  # the run's last log lines
     print(json.dumps({"ready": ok, "windows": len(windows), "rc": rc, "exit_s": time.time() - t0,
                       "stderr": "".join(lines)[-3000:]}))
 ''')
