@@ -66,8 +66,9 @@ def add_ground_grid(world, client=None, center=(0.0, 0.0), spacing: float | None
     """Add a visual-only grid of lines on the ground to ``client`` (default ``world.client``), once
     per client; return its body id. The grid lies on the floor (z = 0), or on the surface of a water
     arena (z = 0 too): PyBullet's CPU renderer draws the tinted water box opaque, so a grid on its
-    bottom was hidden in every video frame and ``rgb_array`` render; ``spacing`` defaults to a round number near a quarter of the robot's length
-    (0.2 m for the 0.8 m snake) and the grid spans ``n_half`` lines either side of ``center``.
+    bottom was hidden in every video frame and ``rgb_array`` render. ``spacing`` defaults to a round
+    number near a quarter of the robot's length (0.2 m for the 0.8 m snake) and the grid spans
+    ``n_half`` lines either side of ``center``.
 
     ``dots=True`` draws a small square at each crossing instead of lines: PyBullet's CPU renderer
     (``ER_TINY_RENDERER``, used for videos) pays per covered pixel of each triangle's bounding box,

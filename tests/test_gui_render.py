@@ -54,3 +54,17 @@ def test_render_has_the_grid_and_the_overlays(name):
     assert red(full) > 20 and red(grid) == 0 and red(bare) == 0
     box = lambda img: (img[8:16, 6:60] > 240).all(axis=2).mean()  # noqa: E731
     assert box(full) > 0.3 and box(grid) < 0.05
+
+
+def test_unproject_inverts_project():
+    """The panel's anchors: world points at a given depth that project back to their pixels."""
+    from lab.engine import pb
+    from lab.overlay import project, unproject
+
+    view = pb.computeViewMatrixFromYawPitchRoll([0.3, -0.2, 0.05], 0.9, 30.0, -35.0, 0, 2)
+    proj = (0.75, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, -1.0, -1.0, 0, 0, -0.02, 0)  # PyBullet's window's
+    px = np.array([[10.0, 22.0], [512.0, 384.0], [1000.0, 700.0]])
+    p_W = unproject(px, [0.3, -0.2, 0.05], view, proj, 1024, 768)
+    uv, front = project(p_W, view, proj, 1024, 768)
+    assert front.all() and np.abs(uv - px).max() < 1e-6
+    assert np.allclose(p_W[1], [0.3, -0.2, 0.05], atol=1e-9)  # the centre pixel at the target's depth
