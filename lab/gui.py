@@ -395,6 +395,7 @@ class GuiOverlay:
     trail_period = 0.05
     text_period = 0.2
     pause_poll_s = 0.03  # while paused, the keys are read this often
+    window_recheck_s = 2.0  # the window's size and projection are asked again this often (a resize)
     camera_tau = 0.25  # s, time constant of the camera's easing towards the COM
     draw_budget = 0.25  # drawing may use at most this fraction of the wall time (see _within_budget)
     sync_budget = 0.25  # the same for moving the mirror's bodies
@@ -462,7 +463,7 @@ class GuiOverlay:
         self._notes: list[str] = []  # the sources' texts, shown in the panel
         self._panel: list[list] = []  # per line: [item id, text, rgb, anchor p_W]
         self._panel_dirty = True
-        self._window: tuple | None = None  # the window's (width, height, projection), once it has told us
+        self._window: tuple | None = None  # the window's (width, height, projection, when asked)
         self._draw_s = 0.0
         self._sync_s = 0.0
         self._wall0: float | None = time.perf_counter()  # the budgets' clock: from the overlay's start
@@ -626,14 +627,15 @@ class GuiOverlay:
         projection are the window's. Rebuilt from our own camera state when PyBullet cannot tell
         (see :func:`open_viewer`)."""
         c = self.client
-        if self.controls.follow and self._target is not None and self._window is not None:
-            w, h, proj = self._window  # no round trip to the GUI thread (module docstring: Cost)
+        fresh = self._window is not None and time.perf_counter() - self._window[3] < self.window_recheck_s
+        if self.controls.follow and self._target is not None and fresh:
+            w, h, proj, _ = self._window  # no round trip to the GUI thread (module docstring: Cost)
             target = self._target.tolist()
             return w, h, c.computeViewMatrixFromYawPitchRoll(target, *self._cam, 0, 2), proj, np.asarray(target)
         cam = c.getDebugVisualizerCamera()
         w, h, view, proj = cam[:4]
         if w > 0 and any(view) and any(proj):
-            self._window = (w, h, proj)
+            self._window = (w, h, proj, time.perf_counter())
             if self.controls.follow and self._target is not None:
                 return self._view()
             return w, h, view, proj, np.asarray(cam[11], dtype=float)
