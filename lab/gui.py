@@ -30,14 +30,15 @@ spread over the steps; most steps cost a few integer comparisons:
 ==================  ==========  ====================================================================
 what                every       how
 ==================  ==========  ====================================================================
-camera              1/30 s      target eases towards ``state.com_W``; the user's zoom/yaw/pitch kept
+camera              1/30 s      target eases towards ``state.com_W``; the user's zoom/yaw/pitch kept;
+                                the panel's rig moved along (one call, once the move shows)
 keys                0.1 s       ``getKeyboardEvents`` → :func:`on_keys`; closed window → False
 force arrows        1/20 s      dots from ``p_W[i]`` along ``F_W[i]``: one batched item, replaced
 head trail          0.05 s      line segments of ``p_W[-1]`` once it has moved, a ring of ``trail_max``
 CM trail            0.05 s      the same for ``state.com_W``
 panel               0.2 s       ``t``, kinetic energy, the arrows' scale, the controller's parameters,
                                 the toggles and the key legend; a line is re-sent only when its text
-                                changed or the camera moved it by more than 3 px
+                                changed; a following camera moves them all with one call
 ==================  ==========  ====================================================================
 
 **Pausing and stopping.** Space pauses: ``update`` then holds the run (polling the keys every 30 ms,
@@ -461,7 +462,9 @@ class GuiOverlay:
         self._com_last: list[float] | None = None
         self._overlay_ids: list[int] = []
         self._notes: list[str] = []  # the sources' texts, shown in the panel
-        self._panel: list[list] = []  # per line: [item id, text, rgb, anchor p_W]
+        self._panel: list[list] = []  # per line: [item id, text, rgb, anchor's offset from the rig, world axes]
+        self._rig: int | None = None  # the invisible body the panel's texts hang on (see _draw_panel)
+        self._rig_pos = np.zeros(3)
         self._panel_dirty = True
         self._window: tuple | None = None  # the window's (width, height, projection, when asked)
         self._draw_s = 0.0
@@ -655,6 +658,12 @@ class GuiOverlay:
             self._target += self._cam_alpha * (com - self._target)
             self._camera()
         self.client.resetDebugVisualizerCamera(*self._cam, self._target.tolist())
+        if self._rig is not None and self._window is not None:
+            # the panel rides along (see _draw_panel): the rig follows the target once the move shows
+            px_per_m = 0.5 * self._window[1] * float(self._window[2][5]) / max(self._cam[0], 1e-6)
+            if np.linalg.norm(self._target - self._rig_pos) * px_per_m > 0.5 * PANEL_DRIFT_PX:
+                self.client.resetBasePositionAndOrientation(self._rig, self._target.tolist(), [0.0, 0.0, 0.0, 1.0])
+                self._rig_pos = self._target.copy()
 
     def _draw_arrows(self, state, F_W) -> None:
         """All links' force arrows as one points item (dots from each COM along F, brighter towards
@@ -717,10 +726,13 @@ class GuiOverlay:
                 + control_lines(self.controls))
 
     def _draw_panel(self, state, F_W=None) -> None:
-        """The panel, one debug text per line pinned to the window's top-left corner: each anchor is
-        the world point that projects to its pixel at the camera target's depth
-        (:func:`lab.overlay.unproject`). A line is sent again only when its text changed or the camera
-        moved its anchor by more than ``PANEL_DRIFT_PX``; unused lines are emptied."""
+        """The panel, one debug text per line pinned to the window's top-left corner: each line's
+        anchor is the world point that projects to its pixel at the camera target's depth
+        (:func:`lab.overlay.unproject`), held as an offset from an invisible "rig" body that the
+        texts are parented to. A following camera only translates, and a translated view moves every
+        anchor by the same vector: then one move of the rig (to the new target) puts all lines back.
+        A line is sent again only when its text changed or, after that, the camera (turned with the
+        mouse) left it more than ``PANEL_DRIFT_PX`` off its pixel; unused lines are emptied."""
         from .overlay import project, unproject
 
         lines = self.panel_lines(state)
@@ -733,24 +745,37 @@ class GuiOverlay:
         except (ValueError, np.linalg.LinAlgError):  # no usable camera yet: next time
             self._panel_dirty = True
             return
-        if self._panel:
-            old = np.array([p[3] for p in self._panel], dtype=float)
-            uv, front = project(old, view, proj, w, h)
-            moved = ~front | (np.linalg.norm(uv - px[:len(old)], axis=1) > PANEL_DRIFT_PX)
-        else:
-            moved = np.zeros(0, bool)
         c = self.client
+        if self._rig is None:
+            shape = c.createVisualShape(pb.GEOM_SPHERE, radius=1e-4, rgbaColor=[0, 0, 0, 0])
+            self._rig = c.createMultiBody(0.0, -1, shape, basePosition=target.tolist())
+            self._rig_pos = target.copy()
+
+        def drift(rig_pos):
+            if not self._panel:
+                return np.zeros(0, bool)
+            old = rig_pos + np.array([p[3] for p in self._panel], dtype=float)
+            uv, front = project(old, view, proj, w, h)
+            return ~front | (np.linalg.norm(uv - px[:len(old)], axis=1) > PANEL_DRIFT_PX)
+
+        moved = drift(self._rig_pos)
+        if moved.any() and not drift(target).any():  # the camera translated: move the rig, not the lines
+            c.resetBasePositionAndOrientation(self._rig, target.tolist(), [0.0, 0.0, 0.0, 1.0])
+            self._rig_pos = target.copy()
+            moved = np.zeros_like(moved)
+        offsets = anchors - self._rig_pos
+        kw = {"parentObjectUniqueId": self._rig, "parentLinkIndex": -1}
         for i in range(n):
             text, rgb = lines[i] if i < len(lines) else ("", TEXT_RGB)
             if i < len(self._panel):
                 uid, old_text, old_rgb, _ = self._panel[i]
                 if old_text == text and old_rgb == rgb and not moved[i]:
                     continue
-                c.addUserDebugText(text, anchors[i].tolist(), rgb, PANEL_TEXT_SIZE, 0, replaceItemUniqueId=uid)
-                self._panel[i] = [uid, text, rgb, anchors[i]]
+                c.addUserDebugText(text, offsets[i].tolist(), rgb, PANEL_TEXT_SIZE, 0, replaceItemUniqueId=uid, **kw)
+                self._panel[i] = [uid, text, rgb, offsets[i]]
             else:
-                uid = c.addUserDebugText(text, anchors[i].tolist(), rgb, PANEL_TEXT_SIZE, 0)
-                self._panel.append([uid, text, rgb, anchors[i]])
+                uid = c.addUserDebugText(text, offsets[i].tolist(), rgb, PANEL_TEXT_SIZE, 0, **kw)
+                self._panel.append([uid, text, rgb, offsets[i]])
 
     def _draw_overlay(self, state, F_W=None) -> None:
         """Lines and a text the controller and ``overlay_sources`` offer, ``gui_overlay(state) ->

@@ -245,8 +245,10 @@ class FakeViewer:
     def createVisualShape(self, *a, **k):
         return self._new()
 
-    def createMultiBody(self, *a, **k):
-        return self._new()
+    def createMultiBody(self, *a, basePosition=(0.0, 0.0, 0.0), **k):
+        i = self._new()
+        self.poses[i] = (tuple(basePosition), (0.0, 0.0, 0.0, 1.0))
+        return i
 
     def resetBasePositionAndOrientation(self, body, pos, orn):
         self.poses[body] = (tuple(pos), tuple(orn))
@@ -289,9 +291,12 @@ class FakeViewer:
     def addUserDebugLine(self, a, b, rgb, width, life, replaceItemUniqueId=None):
         return self._item("line", (a, b, rgb), replaceItemUniqueId)
 
-    def addUserDebugText(self, text, pos, rgb, size, life, replaceItemUniqueId=None):
+    def addUserDebugText(self, text, pos, rgb, size, life, replaceItemUniqueId=None, parentObjectUniqueId=-1,
+                         parentLinkIndex=-1):
         self.sent_texts.append(text)
-        return self._item("text", (text, tuple(pos), tuple(rgb)), replaceItemUniqueId)
+        if parentObjectUniqueId >= 0:  # the text hangs on a body: its position is an offset from it
+            pos = np.add(self.poses[parentObjectUniqueId][0], pos)
+        return self._item("text", (text, tuple(pos), tuple(rgb), parentObjectUniqueId), replaceItemUniqueId)
 
     def removeUserDebugItem(self, i):
         self.items.pop(i, None)
@@ -444,10 +449,51 @@ def test_panel_shows_parameters_selection_toggles_and_keys_at_fixed_pixels():
             assert key in legend
         assert len(KEYS) == 8
         w, h, view, proj, _ = g._view()
-        anchors = np.array([p[3] for p in g._panel])
+        anchors = np.asarray(fake.poses[g._rig][0]) + np.array([p[3] for p in g._panel])
         uv, front = project(anchors, view, proj, w, h)
         want = [[PANEL_LEFT_PX, PANEL_TOP_PX + (i + 1) * PANEL_LINE_PX] for i in range(len(anchors))]
         assert front.all() and np.abs(uv - want).max() < 3.5  # re-sent beyond PANEL_DRIFT_PX = 3
+    finally:
+        sim.close()
+
+
+def test_a_following_camera_moves_the_panel_with_one_call():
+    """The camera translates (it follows the robot): the rig the texts hang on moves with it (in
+    _follow, or at the next panel refresh), no text is sent again, and every line is back on its
+    pixel. The camera turns (the mouse): the lines are re-sent."""
+    from lab.gui import PANEL_DRIFT_PX, PANEL_LEFT_PX, PANEL_LINE_PX, PANEL_TOP_PX
+    from lab.overlay import project
+
+    sim, fake = _sim(0.05)
+    g = sim.gui
+    try:
+        sim.run()
+        state = sim.world.read_state()
+        g._draw_panel(state)
+
+        def on_pixels(tol=0.01):
+            w, h, view, proj, _ = g._view()
+            anchors = np.asarray(fake.poses[g._rig][0]) + np.array([p[3] for p in g._panel])
+            uv, front = project(anchors, view, proj, w, h)
+            want = [[PANEL_LEFT_PX, PANEL_TOP_PX + (i + 1) * PANEL_LINE_PX] for i in range(len(anchors))]
+            return front.all() and np.abs(uv - want).max() < tol
+
+        sent, rig0 = len(fake.sent_texts), fake.poses[g._rig][0]
+        g._target = g._target + [0.4, -0.3, 0.0]
+        g._draw_panel(state)
+        assert len(fake.sent_texts) == sent  # nothing re-sent
+        assert np.allclose(np.subtract(fake.poses[g._rig][0], rig0), [0.4, -0.3, 0.0], atol=1e-5)  # float32 views
+        assert on_pixels()
+        for _ in range(100):  # the camera following a robot 0.5 m away drags the rig along
+            g._follow(state.com_W + [0.5, 0.0, 0.0])
+        assert np.linalg.norm(np.subtract(fake.poses[g._rig][0], g._target)) < 0.01
+        assert len(fake.sent_texts) == sent
+        g._draw_panel(state)
+        assert len(fake.sent_texts) == sent and on_pixels(tol=PANEL_DRIFT_PX)
+        g._cam[1] += 40.0  # yaw: the view turns
+        g._draw_panel(state)
+        assert len(fake.sent_texts) == sent + len(g._panel)
+        assert on_pixels()
     finally:
         sim.close()
 
