@@ -519,6 +519,8 @@ class GuiOverlay:
                 for f in due:
                     f(state, F_W)
                 self._draw_s += time.perf_counter() - t0
+            elif k % self._text_every == 0:  # a refresh the budget held back stays pending: else the
+                self._panel_dirty = True  # 4x more frequent arrows took every recovered budget first
         except pb.error:  # the window was closed (Esc): every call now fails
             return self._stop()
         if self.real_time:

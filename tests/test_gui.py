@@ -20,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -494,6 +495,25 @@ def test_a_following_camera_moves_the_panel_with_one_call():
         g._draw_panel(state)
         assert len(fake.sent_texts) == sent + len(g._panel)
         assert on_pixels()
+    finally:
+        sim.close()
+
+
+def test_a_panel_refresh_held_back_by_the_budget_is_made_at_the_next_chance():
+    """Drawing is limited to a share of the wall time; a panel refresh that falls on a step without
+    budget stays pending, so the far more frequent arrows cannot starve the panel's clock."""
+    sim, fake = _sim(0.05)
+    g = sim.gui
+    try:
+        state = sim.world.read_state()
+        assert g.update(0, state, None)  # the first refresh: the panel is up
+        g._draw_s, g.draw_budget = 1e9, 0.25  # the budget is spent
+        later = replace(state, t=1.0)
+        assert g.update(g._text_every, later, None)
+        assert g._panel_dirty and not any(t.startswith("t =   1.00 s") for t in fake.texts())
+        g._draw_s = 0.0  # budget again, at a step where only the arrows would be due
+        assert g.update(g._text_every + g._arrow_every, later, None)
+        assert any(t.startswith("t =   1.00 s") for t in fake.texts()) and not g._panel_dirty
     finally:
         sim.close()
 
