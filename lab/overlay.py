@@ -60,6 +60,23 @@ def project(points_W, view, proj, width: int, height: int) -> tuple[np.ndarray, 
     return np.c_[u, v], front
 
 
+def unproject(uv, depth_point_W, view, proj, width: int, height: int) -> np.ndarray:
+    """World points that :func:`project` maps to the pixels ``uv`` (u right, v down), at the depth of
+    ``depth_point_W`` (the same normalised depth): the inverse of the camera's projection, used to pin
+    debug text to fixed places on the screen. ``depth_point_W`` must lie in front of the camera."""
+    V = np.asarray(view, dtype=float).reshape(4, 4).T
+    Pr = np.asarray(proj, dtype=float).reshape(4, 4).T
+    M = Pr @ V
+    clip = M @ np.r_[np.asarray(depth_point_W, dtype=float), 1.0]
+    if not clip[3] > 1e-9:
+        raise ValueError("unproject: the depth point is behind the camera")
+    z = clip[2] / clip[3]
+    uv = np.asarray(uv, dtype=float).reshape(-1, 2)
+    ndc = np.c_[2.0 * uv[:, 0] / width - 1.0, 1.0 - 2.0 * uv[:, 1] / height, np.full(len(uv), z), np.ones(len(uv))]
+    h = np.linalg.solve(M, ndc.T).T
+    return h[:, :3] / h[:, 3:4]
+
+
 class Scene:
     """What the overlays show, gathered from the run (world frame). ``update`` after every step."""
 
@@ -119,11 +136,13 @@ def _font(size: int):
         return ImageFont.load_default()
 
 
-def draw(rgb: np.ndarray, scene: Scene, view, proj) -> np.ndarray:
-    """``rgb`` (H, W, 3) with the scene's overlays drawn on, seen through ``view``/``proj``."""
+def draw(rgb: np.ndarray, scene: Scene, view, proj, more_texts=()) -> np.ndarray:
+    """``rgb`` (H, W, 3) with the scene's overlays drawn on, seen through ``view``/``proj``; ``more_texts``
+    are further lines under the scene's label (the window's control panel, :mod:`lab.gui`)."""
     from PIL import Image, ImageDraw
 
     segs, texts = scene.items()
+    texts = [t for t in (*texts, *more_texts) if t]
     h, w = rgb.shape[:2]
     img = Image.fromarray(np.ascontiguousarray(rgb[:, :, :3], dtype=np.uint8))
     d = ImageDraw.Draw(img)
@@ -160,4 +179,4 @@ def _arrow_head(d, p, q, col) -> None:
     d.polygon([tuple(q), tuple(back + side), tuple(back - side)], fill=col)
 
 
-__all__ = ["Scene", "arrow_legend", "arrow_scale", "draw", "project"]
+__all__ = ["Scene", "arrow_legend", "arrow_scale", "draw", "project", "unproject"]

@@ -64,9 +64,11 @@ def _grid_obj(cx: float, cy: float, spacing: float, n_half: int, width: float, z
 def add_ground_grid(world, client=None, center=(0.0, 0.0), spacing: float | None = None, n_half: int = 25,
                     rgba=(0.45, 0.45, 0.42, 1.0), dots: bool = False) -> int | None:
     """Add a visual-only grid of lines on the ground to ``client`` (default ``world.client``), once
-    per client; return its body id. The grid lies on the floor (z = 0), or on the bottom of a water
-    arena (z = −depth); ``spacing`` defaults to a round number near a quarter of the robot's length
-    (0.2 m for the 0.8 m snake) and the grid spans ``n_half`` lines either side of ``center``.
+    per client; return its body id. The grid lies on the floor (z = 0), or on the surface of a water
+    arena (z = 0 too): PyBullet's CPU renderer draws the tinted water box opaque, so a grid on its
+    bottom was hidden in every video frame and ``rgb_array`` render. ``spacing`` defaults to a round
+    number near a quarter of the robot's length (0.2 m for the 0.8 m snake) and the grid spans
+    ``n_half`` lines either side of ``center``.
 
     ``dots=True`` draws a small square at each crossing instead of lines: PyBullet's CPU renderer
     (``ER_TINY_RENDERER``, used for videos) pays per covered pixel of each triangle's bounding box,
@@ -76,13 +78,9 @@ def add_ground_grid(world, client=None, center=(0.0, 0.0), spacing: float | None
     existing = getattr(c, "_lab_ground_grid", None)
     if existing is not None:
         return existing
-    if getattr(world, "ground", 0) is None:  # no floor: water
-        depth = getattr(getattr(world, "arena", None), "depth", None)
-        if depth is None:
-            return None
-        z = -float(depth)
-    else:
-        z = 0.0
+    if getattr(world, "ground", 0) is None and getattr(getattr(world, "arena", None), "depth", None) is None:
+        return None  # no floor and no water: nothing to lie on
+    z = 0.0  # the floor, or the water's surface (see the docstring)
     L = robot_length(world)
     spacing = float(spacing or nice_spacing(L / 4.0))
     width = spacing / 12.0 if dots else spacing / 60.0
