@@ -6,7 +6,7 @@
 dataclass in the lab's controller registry. From then on a scenario selects it with
 ``[controller] type = "growing_wave"`` (``examples/user_gait.toml``), its fields are validated, shown by
 ``lab show`` and overridable with ``--set controller.alpha=…`` (so sweeps vary them), the GUI gives
-sliders to whatever :meth:`tunables` names, and the recorder, metrics and run folder are the usual ones.
+panel keys to whatever :meth:`tunables` names, and the recorder, metrics and run folder are the usual ones.
 
 The gait: a travelling wave whose amplitude grows linearly from the tail joint to the head joint,
 

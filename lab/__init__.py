@@ -10,7 +10,7 @@ The Python API (imported on first use, so ``import lab`` stays light):
   torques), reading the :class:`lab.state.RobotState` snapshot;
 * :func:`lab.load_scenario`, :func:`lab.scenarios`, :func:`lab.gui`;
 * :func:`lab.register_force`, :func:`lab.register_controller`, :func:`lab.register_robot` — add a force
-  law, a controller (GUI sliders, sweeps and regression runs like a built-in) or a robot from your own
+  law, a controller (GUI panel keys, sweeps and regression runs like a built-in) or a robot from your own
   code; ``[robot] type = "urdf"`` loads any URDF file;
 * :mod:`lab.envs` — Gymnasium environments (``pip install 'lab[gym]'``).
 

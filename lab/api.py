@@ -192,7 +192,7 @@ def run(scenario: "str | PathLike | Scenario", overrides: Overrides = None, *, d
 
 
 def gui(scenario: "str | PathLike | Scenario", overrides: Overrides = None, **kwargs) -> Result:
-    """Open the scenario in the PyBullet window (sliders, trails, force arrows; Esc ends it) and
+    """Open the scenario in the PyBullet window (the lab's panel and keys, trails, force arrows; q or Esc ends it) and
     return the result when the window closes or the run ends: ``run(..., gui=True)``."""
     return run(scenario, overrides, gui=True, **kwargs)
 

@@ -32,7 +32,7 @@ The same declarations give ``lab show`` (every field's value, default, unit and 
 Schema of the scenario format (:mod:`lab.schema`).
 
 Why not pydantic: the specs are frozen dataclasses used through ``dataclasses.replace`` and
-``dataclasses.fields`` all over (the scenario's ``to_toml``, sweeps, GUI sliders) and would have to
+``dataclasses.fields`` all over (the scenario's ``to_toml``, sweeps, GUI panel) and would have to
 become models or wrappers; the error messages must stay exactly as they are (pydantic words its own);
 and a metadata validator over the dataclass fields gives the checks, the JSON Schema and ``lab show``
 from the same declarations in one small module, with no new dependency.

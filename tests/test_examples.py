@@ -93,8 +93,8 @@ def test_user_controller_registered_from_user_code(tmp_path):
     assert 'type = "growing_wave"' in text and "beta = 0.698" in text
 
 
-def test_user_controller_gets_validation_sliders_and_overrides(tmp_path):
-    """What a built-in gets: range checks on its fields, --set overrides (sweeps), GUI sliders (tunables)."""
+def test_user_controller_gets_validation_panel_keys_and_overrides(tmp_path):
+    """What a built-in gets: range checks on its fields, --set overrides (sweeps), GUI panel keys (tunables)."""
     import runpy
 
     from lab.controllers import CONTROLLERS

@@ -31,7 +31,7 @@ class Controller:
         raise NotImplementedError
 
     def tunables(self) -> dict[str, tuple[float, float]]:
-        """Parameters a GUI slider may change while running, with their ranges."""
+        """Parameters the GUI panel's keys may change while running, with their ranges."""
         return {}
 
     def set_param(self, name: str, value: float) -> None:
@@ -55,7 +55,7 @@ CONTROLLERS: Registry[ControllerEntry] = Registry("controller")
 def register_controller(name: str, params: type):
     """Register a :class:`Controller` subclass as ``[controller] type = name`` with its parameter dataclass
     (frozen, validated: :class:`lab.fields.Validated`). A registered controller gets what a built-in gets:
-    scenario validation, the JSON Schema, GUI sliders (its :meth:`Controller.tunables`), sweeps and
+    scenario validation, the JSON Schema, the GUI panel's keys (its :meth:`Controller.tunables`), sweeps and
     regression runs::
 
         @lab.register_controller("my_gait", params=MyGaitParams)
