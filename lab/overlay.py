@@ -82,7 +82,10 @@ class Scene:
 
     trail_period = 0.05  # s between trail points (the GUI's)
 
-    def __init__(self, world, sources=(), trail_max: int = 600):
+    def __init__(self, world, sources=(), trail_max: int = 600, head: int | None = -1):
+        # ``head``: the link whose trail is drawn blue (the spec's head_link); None for a robot without a
+        # head (the tracked robot's last link is a belt slab: its trail would circle the belt)
+        self.head_link = head
         self.sources = [s for s in sources if hasattr(s, "gui_overlay")]
         self.scale = arrow_scale(world)
         self.trail_every = max(1, int(round(self.trail_period / world.dt)))
@@ -95,7 +98,8 @@ class Scene:
         """``applied``: what the step applied (an (N, 3) force array or a Wrench); read at draw time."""
         self.state, self.applied = state, applied
         if k % self.trail_every == 0 and np.isfinite(state.com_W).all():
-            self.head.append(np.array(state.p_W[-1], dtype=float))
+            if self.head_link is not None:
+                self.head.append(np.array(state.p_W[self.head_link], dtype=float))
             self.com.append(np.array(state.com_W, dtype=float))
 
     def items(self) -> tuple[list, list]:

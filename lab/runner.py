@@ -105,7 +105,7 @@ class Simulation:
         if self.scene is None:
             from .overlay import Scene
 
-            self.scene = Scene(self.world, [self.controller, *self.forces.values()])
+            self.scene = Scene(self.world, [self.controller, *self.forces.values()], head=self.head_index())
         return self.scene
 
     def screenshot(self, path: str, state) -> str | None:

@@ -80,6 +80,17 @@ def test_arrow_is_drawn_where_the_force_projects(client):
     assert (out[60:, :] == 200).all(axis=2).sum() + red[60:].sum() == (h - 60) * w  # nothing else drawn
 
 
+def test_head_trail_follows_the_declared_head_and_none_without_one():
+    """The blue trail is the spec's head link; a robot without a head (the tracked robot, whose last link
+    is a belt slab) has none."""
+    state = make_state(yaw=[0.0, 0.0, 0.0])
+    snake, headless, first = Scene(_World()), Scene(_World(), head=None), Scene(_World(), head=0)
+    for sc in (snake, headless, first):
+        sc.update(0, state)
+    assert np.allclose(snake.head[-1], state.p_W[-1]) and np.allclose(first.head[-1], state.p_W[0])
+    assert len(headless.head) == 0 and len(headless.com) == 1
+
+
 @pytest.mark.slow
 def test_screenshot_is_written_headless_when_the_run_ends_early(tmp_path, lab_cmd):
     """A run that ends early (here it diverges at once: a kinetic-energy limit of 1e-7 J), without
