@@ -147,22 +147,10 @@ def coulomb(R_WB, v_W, load, mu_fwd, mu_bwd, mu_n, slip_tol, head_exempt):
     oracle: tests/oracles/friction.py). Per link i, with t the x axis of R_WB[i] projected on the ground
     plane and normalised, n = ẑ × t: f = −μ_t N_i tanh(v_t/v_s) t − μ_n N_i tanh(v_n/v_s) n, μ_t = μ_fwd
     for v_t ≥ 0 (towards the head) else μ_bwd (Wang 2011, eq. 4, sign regularised); the last link (the
-    head) gets none when ``head_exempt``."""
-    n = v_W.shape[0]
-    F_W = np.zeros((n, 3))
-    last = n - 1 if head_exempt else n
-    for i in range(last):
-        cx, sx = R_WB[i, 0, 0], R_WB[i, 1, 0]
-        inv = 1.0 / max(math.hypot(cx, sx), 1e-12)
-        c, s = cx * inv, sx * inv
-        v_t = v_W[i, 0] * c + v_W[i, 1] * s
-        v_n = v_W[i, 1] * c - v_W[i, 0] * s
-        mu_t = mu_fwd if v_t >= 0.0 else mu_bwd
-        f_t = -mu_t * load[i] * math.tanh(v_t / slip_tol)
-        f_n = -mu_n * load[i] * math.tanh(v_n / slip_tol)
-        F_W[i, 0] = f_t * c - f_n * s
-        F_W[i, 1] = f_t * s + f_n * c
-    return F_W
+    head) gets none when ``head_exempt``. It is :func:`coulomb_implicit` at dt = 0 (no prediction: the
+    denominators are exactly 1, so the forces are the explicit law's to the bit); ``load`` stands in
+    for the masses it then does not read."""
+    return coulomb_implicit(R_WB, v_W, load, load, mu_fwd, mu_bwd, mu_n, slip_tol, head_exempt, 0.0)
 
 
 @compiled
@@ -187,7 +175,7 @@ def coulomb_implicit(R_WB, v_W, load, mass, mu_fwd, mu_bwd, mu_n, slip_tol, head
         v_t = v_W[i, 0] * c + v_W[i, 1] * s
         v_n = v_W[i, 1] * c - v_W[i, 0] * s
         mu_t = mu_fwd if v_t >= 0.0 else mu_bwd
-        k = dt * load[i] / (slip_tol * mass[i])
+        k = dt * load[i] / (slip_tol * mass[i]) if dt > 0.0 else 0.0  # dt = 0: the explicit law (coulomb)
         th_t = math.tanh(v_t / slip_tol)
         th_n = math.tanh(v_n / slip_tol)
         f_t = -mu_t * load[i] * th_t / (1.0 + k * mu_t * (1.0 - th_t * th_t))
