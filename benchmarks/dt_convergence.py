@@ -5,7 +5,7 @@ and each headline metric is compared with the dt/2 run, the finest here: the lar
 metrics all stay within REL of it (or within ABS of a metric that is near zero) is the step the
 evidence allows. A run that diverges, or whose energy ledger leaves ENERGY_REL, fails its step.
 
-Headline metrics: those every run reports (lab.metrics.run_metrics) that describe the motion and the
+Headline metrics: those every run reports (lab.core.metrics.run_metrics) that describe the motion and the
 energy: the COM's mean speed, the head's path, the joints' amplitude and torque RMS, the input work,
 the mean kinetic energy; the flagship's gait analyses add its turning radius and rhythm period.
 Durations are short (the regression suite's) except the flagship's, whose gait metrics need the full
@@ -25,9 +25,9 @@ import os
 import time
 from pathlib import Path
 
-from lab import scenario as scn
-from lab.errors import Diverged, LabError
-from lab.runner import run_scenario
+from lab.core import scenario as scn
+from lab.core.errors import Diverged, LabError
+from lab.core.runner import run_scenario
 
 REL = 0.02  # reporting criterion: 2 % of the dt/2 run's value (what a figure or a paper comparison resolves)
 ABS = {"energy.input_work_J": 1e-4, "energy.kinetic_mean_J": 1e-5, "com.speed_mean_mps": 1e-4,

@@ -17,10 +17,10 @@ import time
 import numpy as np
 
 from lab.papers.zhang2018_eel.analysis import model_params_from_scenario
-from lab.controllers.eel_fl import EelFeedbackLinearization
+from lab.papers.zhang2018_eel.controllers import EelFeedbackLinearization
 from lab.papers.zhang2018_eel.model.exact import ExactModel
 from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel, exact_state_to_noninertial
-from lab.runner import Simulation
+from lab.core.runner import Simulation
 from lab.papers.zhang2018_eel import study as trial
 
 

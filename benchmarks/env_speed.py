@@ -27,7 +27,7 @@ import numpy as np
 
 def time_run(scenario: str, overrides: dict, seconds: float) -> float:
     from lab.api import load_scenario
-    from lab.runner import Simulation
+    from lab.core.runner import Simulation
 
     sim = Simulation(load_scenario(scenario, {**overrides, "sim.duration": seconds}))
     try:

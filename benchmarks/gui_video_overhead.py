@@ -24,15 +24,15 @@ import statistics
 import tempfile
 import time
 
-import lab.runner as runner
-from lab import scenario as scn
+import lab.core.runner as runner
+from lab.core import scenario as scn
 
 SCENARIO = "snake_passive_creeping"
 
 
 def _run(seconds: float, gui: str | None = None, video: str | None = None) -> tuple[float, dict]:
     from lab.gui import GuiOverlay
-    from lab.world import World
+    from lab.core.world import World
 
     sc = scn.load(SCENARIO, [f"sim.duration={seconds}"])
     if gui in ("world-gui", "world-bare"):  # the World in GUI mode, the overlay in its window

@@ -35,10 +35,10 @@ import tempfile  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 _c = _clock()
-from lab import scenario as scn  # noqa: E402
+from lab.core import scenario as scn  # noqa: E402
 from lab.analysis import plots as _plots  # noqa: E402,F401  (matplotlib: the CLI imports it to write plots)
-from lab.results import write_run  # noqa: E402
-from lab.runner import Simulation  # noqa: E402
+from lab.core.results import write_run  # noqa: E402
+from lab.core.runner import Simulation  # noqa: E402
 
 T_IMPORT = _clock() - _c
 
@@ -113,7 +113,7 @@ def main() -> None:
     c = _clock()
     sim = Simulation(sc)
     t_setup = _clock() - c
-    import lab.runner as runner
+    import lab.core.runner as runner
 
     post = [0.0]
 

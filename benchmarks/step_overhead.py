@@ -33,8 +33,8 @@ _clock = time.process_time
 
 import numpy as np
 
-from lab import scenario as scn
-from lab.runner import Simulation
+from lab.core import scenario as scn
+from lab.core.runner import Simulation
 
 
 def _bare(sim: Simulation, n: int, tape) -> float:
@@ -125,7 +125,7 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--only", nargs="*", default=[], help="cases whose label contains one of these words")
     args = ap.parse_args()
-    from lab import kernels
+    from lab.core import kernels
 
     cases = [c for c in CASES if not args.only or any(o in c[0] for o in args.only)]
     dts = ", ".join(f"{label} {scn.load(sc_, ov).sim.dt * 1e3:g} ms" for label, sc_, ov, _ in cases)

@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from lab import scenario as scn
+from lab.core import scenario as scn
 from lab.sweep.execute import Executor, Task
 
 

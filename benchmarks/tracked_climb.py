@@ -23,8 +23,8 @@ import subprocess
 import sys
 import time
 
-from lab import scenario as scn
-from lab.runner import Simulation
+from lab.core import scenario as scn
+from lab.core.runner import Simulation
 
 OLD_REV = "abfeb63"  # the last commit with the 54-roller belt
 

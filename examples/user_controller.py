@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 import lab
-from lab.fields import Validated, num
+from lab.core.fields import Validated, num
 
 HERE = Path(__file__).resolve().parent
 

@@ -7,7 +7,7 @@ The Python API (imported on first use, so ``import lab`` stays light):
   overrides) and get a :class:`lab.Result`: ``.metrics`` (dict), ``.timeseries`` (pandas DataFrame),
   ``.save(out)``;
 * :class:`lab.Sim` — build a simulation and ``step()`` it (with the scenario's controller or your
-  torques), reading the :class:`lab.state.RobotState` snapshot;
+  torques), reading the :class:`lab.core.state.RobotState` snapshot;
 * :func:`lab.load_scenario`, :func:`lab.scenarios`, :func:`lab.gui`;
 * :func:`lab.register_force`, :func:`lab.register_controller`, :func:`lab.register_robot` — add a force
   law, a controller (GUI panel keys, sweeps and regression runs like a built-in) or a robot from your own
@@ -19,14 +19,18 @@ See the documentation's "Python API" page (docs/python-api.md) and ``examples/``
 
 __version__ = "0.1.0"
 
+from lab import _compat
+
+_compat.install()  # old module paths (lab.world, lab.controllers.climbing, …) keep working, with a warning
+
 _API = {
     "run": "lab.api", "gui": "lab.api", "Sim": "lab.api", "Result": "lab.api", "load_scenario": "lab.api",
     "scenarios": "lab.api",
     "register_force": "lab.forces.base", "Wrench": "lab.forces.base",
     "register_controller": "lab.controllers.base", "Controller": "lab.controllers.base",
     "register_robot": "lab.robots.base",
-    "LabError": "lab.errors", "Diverged": "lab.errors",
-    "RobotState": "lab.state",
+    "LabError": "lab.core.errors", "Diverged": "lab.core.errors",
+    "RobotState": "lab.core.state",
 }
 
 __all__ = ["__version__", *_API]

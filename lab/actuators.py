@@ -41,7 +41,7 @@ the drive from rest. So where the World knows the joint's inertia the motoring t
 ``J (ω_0 − |ω|)/h``: the torque that reaches ω_0 exactly in one step, and past ω_0 the braking is
 capped the same way (it stops on ω_0, not beyond: explicit braking at the line's slope would
 oscillate). Where ``T ≥ h`` the line is the tighter bound and the cap never acts. ``J`` is the joint's reflected inertia with every other joint
-free, ``1/(M⁻¹)_jj`` of the mass matrix at the loaded pose (lab.world.World.load_robot); gears and
+free, ``1/(M⁻¹)_jj`` of the mass matrix at the loaded pose (lab.core.world.World.load_robot); gears and
 contacts, which the mass matrix does not hold, only add inertia, so the cap errs towards a slower
 spin-up, never an overshoot.
 
@@ -50,7 +50,7 @@ states. The energy the joint gives
 back while braking is dissipated in the driver (the ledger books ``τ q̇`` as the motors' work, which
 is negative while braking, as before).
 
-Tested against closed forms in tests/test_actuators.py: a joint of inertia ``J`` spun up from rest at
+Tested against closed forms in tests/library/test_actuators.py: a joint of inertia ``J`` spun up from rest at
 full command follows ``ω(t) = ω_0 (1 − exp(−t τ_s / (J ω_0)))`` (:func:`spin_up_speed`), and under the
 engine's semi-implicit Euler step ``h`` the exact map ``ω_k = ω_0 (1 − (1 − h τ_s/(J ω_0))^k)``
 (:func:`spin_up_speed_discrete`); braking from above ``ω_0`` decelerates at exactly ``τ_s / J``.
@@ -63,7 +63,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .kernels import compiled
+from lab.core.kernels import compiled
 
 
 def motor_at_joint(stall_torque_motor: float, no_load_speed_motor: float, gear_ratio: float = 1.0) -> tuple[float, float]:
@@ -120,7 +120,7 @@ def limit_torque(tau, qd, stall_torque, no_load_speed, inertia=None, dt: float |
 @dataclass(frozen=True)
 class Motors:
     """The motors of one robot's joints, at the joints: ``stall_torque`` τ_s and ``no_load_speed`` ω_0
-    per joint, (J,) arrays in the order of :attr:`lab.state.RobotState.q`. A joint without a motor
+    per joint, (J,) arrays in the order of :attr:`lab.core.state.RobotState.q`. A joint without a motor
     (a passive wheel, the geared belt) has τ_s = inf and is passed through (it gets no torque anyway).
     ``inertia`` (J,) [kg·m²] and ``dt`` [s], when given, add the one-step cap of the module docstring."""
 

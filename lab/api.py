@@ -1,8 +1,8 @@
 """The lab from Python: load a scenario, build a simulation, step or run it, read the results.
 
-Everything here is a thin layer over what ``lab run`` uses — :func:`lab.scenario.load` for the
-scenario and its overrides, :class:`lab.runner.Simulation` for the World, controller, force laws and
-recorder, :func:`lab.results.write_run` for the output folder — so a run from Python and the same
+Everything here is a thin layer over what ``lab run`` uses — :func:`lab.core.scenario.load` for the
+scenario and its overrides, :class:`lab.core.runner.Simulation` for the World, controller, force laws and
+recorder, :func:`lab.core.results.write_run` for the output folder — so a run from Python and the same
 run from the CLI give the same numbers::
 
     import lab
@@ -14,7 +14,7 @@ run from the CLI give the same numbers::
 
     with lab.Sim("snake_serpenoid") as sim: # step by hand: the scenario's controller, or your torques
         for _ in range(100):
-            state = sim.step()              # a lab.state.RobotState (p_W, v_W, q, qd, com_W, …)
+            state = sim.step()              # a lab.core.state.RobotState (p_W, v_W, q, qd, com_W, …)
         state = sim.step(torques=[0.1] * sim.n_joints)
 
 Overrides are the ``--set`` keys, as a dict (``{"robot.n_modules": 12}``) or as ``"key=value"``
@@ -37,11 +37,11 @@ import numpy as np
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is asked for
     import pandas as pd
 
-    from .runner import RunResult
-    from .scenario import Scenario
-    from .state import RobotState
+    from lab.core.runner import RunResult
+    from lab.core.scenario import Scenario
+    from lab.core.state import RobotState
 
-from .errors import LabError
+from lab.core.errors import LabError
 
 Overrides = Mapping[str, Any] | Sequence[str] | None
 API_OVERRIDE = "overrides[{!r}]"  # how an error names an override: the argument, not the CLI's --set
@@ -60,8 +60,8 @@ def _duration(duration, where: str = "duration") -> float | None:
     """``duration=`` checked as ``lab run --duration`` is (sim.duration's type and range); None stays None."""
     if duration is None:
         return None
-    from .fields import declarations
-    from .scenario import SimConfig
+    from lab.core.fields import declarations
+    from lab.core.scenario import SimConfig
 
     decl = declarations(SimConfig)["duration"]
     if isinstance(duration, bool) or not isinstance(duration, (int, float, np.integer, np.floating)):
@@ -88,8 +88,8 @@ def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = 
     ``.toml``, or a Scenario already loaded (then ``overrides`` are applied to its resolved fields).
 
     ``overrides``: ``{"friction.mu_n": 0.5}`` or ``["friction.mu_n=0.5"]``, the CLI's ``--set``.
-    Bad input raises :class:`lab.errors.LabError` naming the file and field."""
-    from . import scenario as scn
+    Bad input raises :class:`lab.core.errors.LabError` naming the file and field."""
+    from lab.core import scenario as scn
 
     if not isinstance(scenario, (str, PathLike, scn.Scenario)):
         raise LabTypeError("scenario", f"must be a scenario name, a path to a .toml or a Scenario, got {scenario!r}")
@@ -144,7 +144,7 @@ class Result:
     def series(self) -> dict[str, np.ndarray]:
         """The recorder's arrays: ``t`` (K,), ``xy`` (K, N, 2) link COMs, ``z``, ``yaw``, ``pitch`` (K, N),
         ``q``, ``qd``, ``tau`` (K, J), energies ``E``, ``E_T``, ``E_R``, powers/works ``P_in``, ``P_d``,
-        ``W_in``, ``W_d`` and the ledger's ``work.<channel>`` (K,) (lab.recorder.Recorder.series)."""
+        ``W_in``, ``W_d`` and the ledger's ``work.<channel>`` (K,) (lab.core.recorder.Recorder.series)."""
         return self.run.series
 
     @property
@@ -156,8 +156,8 @@ class Result:
 
     def save(self, out: str | PathLike, overwrite: bool = False, plots: bool = True) -> Path:
         """Write the run folder ``lab run --out`` writes (metrics.json, timeseries.csv, scenario.toml,
-        provenance.json, plots) under the same folder rule (:mod:`lab.outputs`). Returns the folder."""
-        from .results import write_run
+        provenance.json, plots) under the same folder rule (:mod:`lab.core.outputs`). Returns the folder."""
+        from lab.core.results import write_run
 
         if not isinstance(out, (str, PathLike)):
             raise LabTypeError("out", f"must be a folder path (str or os.PathLike), got {out!r}")
@@ -168,7 +168,7 @@ class Result:
 def _frame(series: dict) -> "pd.DataFrame":
     import pandas as pd
 
-    from .results import timeseries_columns
+    from lab.core.results import timeseries_columns
 
     return pd.DataFrame(timeseries_columns(series))
 
@@ -179,7 +179,7 @@ def run(scenario: "str | PathLike | Scenario", overrides: Overrides = None, *, d
     """Run a scenario to its end (``sim.duration``, or ``duration`` seconds) and return its
     :class:`Result`; with ``out``, also write the run folder. ``gui=True`` opens the PyBullet window
     (paced to real time, the same physics). This is ``lab run`` without the command line."""
-    from .runner import run_scenario
+    from lab.core.runner import run_scenario
 
     # duration= is sim.duration, as `lab run --duration` is: checked the same way and in the scenario it ran
     sc = load_scenario(scenario, _with_duration(overrides, _duration(duration)))
@@ -211,14 +211,14 @@ class Sim:
     """A scenario built into a World (robot, arena, trial bodies, controller, force laws, recorder),
     advanced one step at a time. Use as a context manager, or call :meth:`close`.
 
-    :meth:`step` is exactly the step of ``lab run`` (:meth:`lab.runner.Simulation.step`: the
+    :meth:`step` is exactly the step of ``lab run`` (:meth:`lab.core.runner.Simulation.step`: the
     controller and force laws read the snapshot, the World applies torques and forces in one place,
     the engine steps, the energy ledger books the step). :meth:`run` runs a fresh Sim to the end and
     returns a :class:`Result` with the metrics. The underlying objects are ``sim.simulation``,
     ``sim.world``, ``sim.controller``."""
 
     def __init__(self, scenario: "str | PathLike | Scenario", overrides: Overrides = None, gui: bool = False):
-        from .runner import Simulation
+        from lab.core.runner import Simulation
 
         self.scenario = load_scenario(scenario, overrides)
         self.simulation = Simulation(self.scenario, gui=gui)
@@ -250,7 +250,7 @@ class Sim:
         """Advance ``n`` engine steps (of ``sim.dt``) and return the new snapshot. ``torques`` (J,) N·m
         replace the controller's output for these steps (the controller is then not called, so its
         internal state does not advance); None runs the scenario's controller. A blow-up raises
-        :class:`lab.errors.Diverged`. The recorder keeps samples up to ``sim.duration``."""
+        :class:`lab.core.errors.Diverged`. The recorder keeps samples up to ``sim.duration``."""
         self._open("step")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
             raise LabTypeError("n", f"must be an integer number of steps, got {n!r}")
@@ -296,7 +296,7 @@ class Sim:
         duration = _duration(duration)
         if duration is not None and duration != self.scenario.sim.duration:
             # as lab.run: the duration is the scenario's, so the Result's scenario says what ran
-            from .runner import Simulation
+            from lab.core.runner import Simulation
 
             scenario = load_scenario(self.scenario, {"sim.duration": duration})
             gui = self.simulation.gui is not None
@@ -320,7 +320,7 @@ class Sim:
 
 def scenarios() -> list[str]:
     """The names of the shipped scenarios (``lab list``)."""
-    from .scenario import list_scenarios
+    from lab.core.scenario import list_scenarios
 
     return [p.stem for p in list_scenarios()]
 

@@ -2,7 +2,7 @@
 
 Bad input never gives a traceback: one line ``error: <where>: <what>``, exit 2; so does a
 file-system error (no permission, read-only, no space: the path and the system's words), with the
-traceback only in the log at debug level. Where the lab may write is :mod:`lab.outputs`' rule,
+traceback only in the log at debug level. Where the lab may write is :mod:`lab.core.outputs`' rule,
 applied before any work starts. A diverged simulation exits 3 with its data kept.
 """
 
@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import __version__
-from .errors import LabError
+from lab import __version__
+from lab.core.errors import LabError
 
 log = logging.getLogger("lab.cli")
 
@@ -100,7 +100,7 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.schema"),
+EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.core.schema"),
                   ("regress", "lab.regress.cli"))
 
 
@@ -133,11 +133,11 @@ def _unavailable(name: str, exc: ImportError):
 
 
 def cmd_run(args) -> int:
-    from . import scenario as scn
-    from .outputs import check_file, prepare, unique_default
-    from .provenance import collect
-    from .results import write_run
-    from .runner import run_scenario
+    from lab.core import scenario as scn
+    from lab.core.outputs import check_file, prepare, unique_default
+    from lab.core.provenance import collect
+    from lab.core.results import write_run
+    from lab.core.runner import run_scenario
 
     started, t0 = time.time(), time.perf_counter()
     overrides = list(args.overrides)
@@ -165,8 +165,8 @@ def cmd_run(args) -> int:
 
 def headlines(scenario) -> tuple:
     """The run's headline metrics: the trial's, then the analyses' the scenario asks for, then the robot's."""
-    from .analyses import headlines as analysis_headlines
-    from .robots.base import hooks
+    from lab.analysis.registry import headlines as analysis_headlines
+    from lab.robots.base import hooks
 
     trial = scenario.trial
     return ((*trial.headline,) if trial is not None else ()) + analysis_headlines(scenario.analyses) \
@@ -175,7 +175,7 @@ def headlines(scenario) -> tuple:
 
 def summary(result, out: Path) -> str:
     """What ``lab run`` prints: status and times, the headline metrics, then the generic ones."""
-    from .views import summary_lines
+    from lab.core.views import summary_lines
 
     m = result.metrics
     lines = [f"{result.scenario.name}: {m['status']}" + (f" ({result.error})" if result.error else "")]
@@ -188,11 +188,11 @@ def summary(result, out: Path) -> str:
 
 
 def cmd_check(args) -> int:
-    from .checks import CHECKS, run_checks
-    from .outputs import prepare, unique_default
+    from lab.checks import CHECKS, run_checks
+    from lab.core.outputs import prepare, unique_default
 
     if args.list and args.faults is not None:
-        from .checks.faults import FAULTS
+        from lab.checks.faults import FAULTS
 
         for name, f in FAULTS.items():
             print(f"{name:<26} {f.degrades}")
@@ -219,8 +219,8 @@ def cmd_check(args) -> int:
 
 def _check_faults(args, names: list[str], started: float) -> int:
     """``lab check [CHECK...] --faults [FAULT...]``: the fault matrix (lab.checks.faults)."""
-    from .checks.faults import FAULTS, run_faults
-    from .outputs import prepare, unique_default
+    from lab.checks.faults import FAULTS, run_faults
+    from lab.core.outputs import prepare, unique_default
 
     faults = args.faults or list(FAULTS)
     for n in faults:
@@ -236,9 +236,9 @@ def _check_faults(args, names: list[str], started: float) -> int:
 
 
 def cmd_urdf(args) -> int:
-    from .outputs import check_file, write_file
-    from .robots import ROBOTS
-    from .scenario import apply_overrides, build
+    from lab.core.outputs import check_file, write_file
+    from lab.robots import ROBOTS
+    from lab.core.scenario import apply_overrides, build
 
     if args.robot not in ROBOTS:
         raise LabError("lab urdf", f"unknown robot {args.robot!r}; allowed: {', '.join(ROBOTS)}")
@@ -257,14 +257,14 @@ def cmd_urdf(args) -> int:
 
 
 def cmd_list(args) -> int:
-    from .arenas import ARENAS
-    from .checks import CHECKS
-    from .controllers import CONTROLLERS
-    from .forces import FORCES, FRICTION
-    from .papers import PAPERS
-    from .robots import ROBOTS
-    from .scenario import SCENARIO_DIR, list_scenarios, read_toml
-    from .trials import TRIALS
+    from lab.arenas import ARENAS
+    from lab.checks import CHECKS
+    from lab.controllers import CONTROLLERS
+    from lab.forces import FORCES, FRICTION
+    from lab.papers import PAPERS
+    from lab.robots import ROBOTS
+    from lab.core.scenario import SCENARIO_DIR, list_scenarios, read_toml
+    from lab.trials import TRIALS
 
     print("scenarios:")
     for p in list_scenarios():
@@ -324,7 +324,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141  # 128 + SIGPIPE
     except OSError as exc:  # the file system refused (checked paths are LabErrors already): one line
-        from .outputs import reason
+        from lab.core.outputs import reason
 
         log.debug("file-system error", exc_info=True)
         where = exc.filename if exc.filename is not None else "file system"

@@ -1,6 +1,6 @@
 """The PyBullet window's overlay: follow camera, keyboard controls, force arrows, head and CM trails.
 
-Used by :class:`lab.runner.Simulation` when a run has ``--gui``::
+Used by :class:`lab.core.runner.Simulation` when a run has ``--gui``::
 
     viewer = open_viewer()                  # the window, opened before the physics client
     world = World(..., gui=False)           # physics in DIRECT mode, as in a headless run
@@ -49,7 +49,7 @@ the next engine call raises ``pybullet.error``), and the runner writes the resul
 part in WM_DELETE_WINDOW, so the window manager kills its X connection and Xlib ends the whole process
 (exit code 1, nothing written). Use Esc or ``q``.
 
-**Quiet.** While a viewer is open, C's ``stdout`` stream is muted (:func:`lab.engine.mute_engine_stdout`):
+**Quiet.** While a viewer is open, C's ``stdout`` stream is muted (:func:`lab.core.engine.mute_engine_stdout`):
 the GUI threads print "ven = Mesa/X.org", "numActiveThreads = 0 …" when the window closes, and more at
 disconnect; Python's own output is untouched.
 
@@ -78,9 +78,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .engine import connect, mute_engine_stdout, pb, quiet_stdout, restore_engine_stdout
-from .errors import LabError
-from .visual import add_ground_grid, robot_length
+from lab.core.engine import connect, mute_engine_stdout, pb, quiet_stdout, restore_engine_stdout
+from lab.core.errors import LabError
+from lab.visual import add_ground_grid, robot_length
 
 log = logging.getLogger(__name__)
 
@@ -434,7 +434,7 @@ class GuiOverlay:
         # camera looking along +y so x runs left to right, aimed between the robot and the riser, and
         # no farther out than 0.45 of the step's width: from outside its ends (y = ±width/2) the step's
         # end face fills the near field and the robot looks small behind it (seen under Xvfb).
-        from .arenas.step import Stairs, Step
+        from lab.arenas.step import Stairs, Step
 
         self._riser_W: np.ndarray | None = None
         self._robot_size = L
@@ -445,7 +445,7 @@ class GuiOverlay:
             width = float(getattr(world.arena, "width", math.inf))
             self._cam = [max(0.5, min(1.4 * (abs(x_e - com_x) + L), 0.45 * width)), 0.0, -12.0]
         # A force equal to one link's weight is drawn two link lengths long (lab.overlay.arrow_scale).
-        from .overlay import arrow_scale
+        from lab.overlay import arrow_scale
 
         self.arrow_scale = arrow_scale(world)
         self._arrow_dot = link / 50.0
@@ -533,7 +533,7 @@ class GuiOverlay:
 
     def _keep_real_time(self, t: float) -> None:
         """Sleep so that simulated time does not run ahead of wall time, the pauses not counted (the
-        callers' own ``lab.world.pace`` then finds nothing left to wait for)."""
+        callers' own ``lab.core.world.pace`` then finds nothing left to wait for)."""
         now = time.perf_counter()
         if self._clock0 is None:
             self._clock0 = now - t
@@ -721,7 +721,7 @@ class GuiOverlay:
 
     def panel_lines(self, state) -> list[tuple[str, tuple]]:
         """What the panel shows now, as (text, rgb) lines (:func:`status_lines` + :func:`control_lines`)."""
-        from .overlay import arrow_legend
+        from lab.overlay import arrow_legend
 
         legend = arrow_legend(self.arrow_scale) if self.controls.forces else ""
         return (status_lines(self.controls, state.t, state.kinetic_energy, legend, self._notes)
@@ -735,7 +735,7 @@ class GuiOverlay:
         anchor by the same vector: then one move of the rig (to the new target) puts all lines back.
         A line is sent again only when its text changed or, after that, the camera (turned with the
         mouse) left it more than ``PANEL_DRIFT_PX`` off its pixel; unused lines are emptied."""
-        from .overlay import project, unproject
+        from lab.overlay import project, unproject
 
         lines = self.panel_lines(state)
         self._panel_dirty = False
@@ -834,17 +834,17 @@ class GuiOverlay:
                                flags=pb.ER_NO_SEGMENTATION_MASK)
         rgb = np.asarray(img[2], dtype=np.uint8).reshape(img[1], img[0], 4)[:, :, :3]
         if scene is not None:
-            from .overlay import draw
+            from lab.overlay import draw
 
             rgb = draw(rgb, scene, view, proj, more_texts=[text for text, _ in control_lines(self.controls)])
         return write_image_atomic(path, rgb)
 
 
 def write_image_atomic(path, rgb: np.ndarray) -> str:
-    """Write an image (format from the suffix) by the write protocol (:func:`lab.writes.write_with`)."""
+    """Write an image (format from the suffix) by the write protocol (:func:`lab.core.writes.write_with`)."""
     import imageio.v2 as imageio
 
-    from .writes import write_with
+    from lab.core.writes import write_with
 
     path = os.fspath(path)
     suffix = os.path.splitext(path)[1] or ".png"

@@ -112,7 +112,7 @@ class Scene:
             pts = list(trail)
             segs += [(a, b, rgb, 2, False) for a, b in zip(pts[:-1], pts[1:])]
         if self.applied is not None:
-            from .forces.base import as_wrench
+            from lab.forces.base import as_wrench
 
             F = np.asarray(as_wrench(self.applied).F_W, dtype=float)
             for p, f in zip(np.asarray(s.p_W, dtype=float), F):

@@ -16,7 +16,7 @@ Each frame carries the overlays of :mod:`lab.overlay` (force arrows, trails, the
 force laws' lines, the time/energy label), projected with this camera's matrices; :func:`still` is
 the same picture for ``--screenshot`` without a window.
 
-The file is written by the lab's write protocol (:mod:`lab.writes`): under a private temporary name
+The file is written by the lab's write protocol (:mod:`lab.core.writes`): under a private temporary name
 in the same folder, checked when finished (an .mp4's frames counted by ffmpeg, a .gif's by Pillow)
 and only then renamed into place by ``close()``, so a file at ``path`` is always complete. A write
 that fails during the run (no space left) abandons the video but not the run: ``error`` says why and
@@ -35,9 +35,9 @@ import time
 
 import numpy as np
 
-from . import writes
-from .engine import pb
-from .visual import add_ground_grid, robot_length
+from lab.core import writes
+from lab.core.engine import pb
+from lab.visual import add_ground_grid, robot_length
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def readable_frame(world, state, scene=None, width: int = 640, height: int = 480
     view = cam.view(state)
     rgb = cam.render(view, shadow=shadow)
     if scene is not None:
-        from .overlay import draw
+        from lab.overlay import draw
 
         rgb = draw(rgb, scene, view, cam.proj)
     return rgb
@@ -114,7 +114,7 @@ def readable_frame(world, state, scene=None, width: int = 640, height: int = 480
 def still(world, state, path, scene=None, width: int = 1024, height: int = 768) -> str:
     """A headless screenshot of ``state`` (the run's last instant) with the overlays, written
     atomically: :func:`readable_frame` with the video's camera, not eased."""
-    from .gui import write_image_atomic
+    from lab.gui import write_image_atomic
 
     return write_image_atomic(path, readable_frame(world, state, scene, width, height))
 
@@ -201,7 +201,7 @@ class VideoWriter:
         view = self.camera.view(state)
         rgb = self.camera.render(view, self.shadow)
         if self.scene is not None:
-            from .overlay import draw
+            from lab.overlay import draw
 
             rgb = draw(rgb, self.scene, view, self.camera.proj)
         t1 = time.perf_counter()

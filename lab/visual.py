@@ -3,7 +3,7 @@
 The ground is one uniform colour, so a camera that follows the robot shows no motion at all. A grid
 of thin dark lines on the ground gives the eye a fixed reference. It is one static body with a
 *visual* shape only (no collision shape), so it never touches the physics: a run gives identical
-numbers with or without it (checked in tests/test_video.py).
+numbers with or without it (checked in tests/tools/test_video.py).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tempfile
 
 import numpy as np
 
-from .engine import pb
+from lab.core.engine import pb
 
 _NICE = (0.01, 0.02, 0.025, 0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0, 5.0)
 

@@ -30,7 +30,7 @@ def make_state(p_W=None, v_W=None, yaw=None, n=3, mass=0.5, g=9.81, q=None, qd=N
                w_W=None, length=0.08):
     """A hand-made RobotState: links lying flat with the given yaw angles."""
     from lab.robots.urdf import cylinder_x
-    from lab.state import ModelInfo, RobotState
+    from lab.core.state import ModelInfo, RobotState
 
     yaw = np.zeros(n) if yaw is None else np.asarray(yaw, float)
     n = len(yaw)

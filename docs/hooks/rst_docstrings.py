@@ -15,7 +15,7 @@ a simple table (``===  ===``)     a pipe table; a row whose first cell is blank,
 =================================  ==========================================================
 
 Configured in ``mkdocs.yml`` (``plugins.mkdocstrings.handlers.python.options.extensions``); tested in
-``tests/test_docs.py``.
+``tests/tools/test_docs.py``.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ residual on its own axis), ``energy.png`` (kinetic energy) and ``joint_angles.pn
 (:meth:`lab.robots.base.Robot.views`: a chain's ``trajectories.png``, the tracked robot's
 ``side_view.png`` and ``pitch_arm.png``, the eel's ``heading.png``) and the trial's
 (:meth:`lab.trials.base.Trial.views`: head tracking's ``head_tracking.png``), as
-:meth:`lab.runner.RunResult.views` lists them. The list of file names a
-run's built-in views write is :data:`lab.views.PLOT_FILES` (lab.outputs' rule).
+:meth:`lab.core.runner.RunResult.views` lists them. The list of file names a
+run's built-in views write is :data:`lab.core.views.PLOT_FILES` (lab.core.outputs' rule).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..views import View  # noqa: E402
+from lab.core.views import View  # noqa: E402
 
 CHANNEL_LABELS = {"joints": "joints (τ·q̇)", "gravity": "gravity", "contacts": "engine contacts (normal + friction)"}
 
@@ -63,7 +63,7 @@ def ledger_title(channels) -> str:
 # ------------------------------------------------------------------------------------- generic
 def energy_balance(run):
     """Every channel's cumulative work, ΔE and their sum; the residual ΔE − Σ W on its own axis."""
-    from ..recorder import balance_residual, work_channels
+    from lab.core.recorder import balance_residual, work_channels
 
     s = run.series
     t = s["t"]
@@ -171,7 +171,7 @@ def _link(run, name: str) -> int:
 
 def arena_profile(arena, x0: float, x1: float):
     """(x, z) of the arena's ground profile along x between x0 and x1 (step, stairs, ridged slope), or None."""
-    from ..arenas.step import Slope, Stairs, Step
+    from lab.arenas.step import Slope, Stairs, Step
 
     if isinstance(arena, Step):
         xe, h = arena.step_x, arena.step_height
@@ -240,7 +240,7 @@ def pitch_arm(run):
 
 def heading(run):
     """The chain's heading (circular mean of its links' yaws) over time and its centre-of-mass path."""
-    from ..metrics import body_heading
+    from lab.core.metrics import body_heading
 
     s = run.series
     fig, (ax, ax2) = new_figure(1, 2, figsize=(10, 4.2))

@@ -8,7 +8,7 @@ where τ̂ is the joint-torque vector (all J joints) after the two steps below. 
 
 Normalisation
     τ̂(i) = τ(i) / τ_rms with τ_rms = sqrt(mean_i ‖τ(i)‖²) over the **second half** of the run (the
-    steady regime the other metrics use, :func:`lab.metrics.second_half`). The paper gives ε = 0.08 with
+    steady regime the other metrics use, :func:`lab.core.metrics.second_half`). The paper gives ε = 0.08 with
     no unit or scale; a raw-N·m threshold would not transfer, because our torque level differs from
     the paper's ODE model and changes with E_ref and μ. Relative to the steady torque magnitude,
     ε = 0.08 says "two torque states agree to 8 % of their typical size": tight enough that
@@ -60,7 +60,7 @@ import math
 
 import numpy as np
 
-from ..metrics import second_half
+from lab.core.metrics import second_half
 
 EPSILON = 0.08  # Wang 2011, eq. 16
 MAX_SAMPLES = 1500

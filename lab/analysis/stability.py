@@ -3,8 +3,8 @@ edge (Hu 2013 §5, eq. 13), the margin inside any convex support polygon, and th
 (Papadopoulos & Rey 1996).
 
 No pybullet: the functions take points (from an analytic model or from the engine's contact points)
-and return margins. Users: the step-climb trial (lab.trials.step_climb), the climb controller's GUI
-text (lab.controllers.climbing) and Hu 2013's analyses (lab.papers.hu2013_tracked.stability).
+and return margins. Users: the step-climb trial (lab.papers.hu2013_tracked.trials), the climb controller's GUI
+text (lab.papers.hu2013_tracked.controllers) and Hu 2013's analyses (lab.papers.hu2013_tracked.stability).
 
 Support-triangle margin (eq. 13)
     During the climb the robot touches the step edge along the line AB (the track's width) and the

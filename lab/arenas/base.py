@@ -2,11 +2,11 @@
 
 An arena is a frozen dataclass with ``build(world)``, which creates the arena's bodies in the world
 and returns the id of the body the robot stands on (or None, e.g. in water). The built-ins are listed
-in :mod:`lab.plugins`."""
+in :mod:`lab.core.plugins`."""
 
 from __future__ import annotations
 
-from ..registry import Registry
+from lab.core.registry import Registry
 
 ARENAS: Registry[type] = Registry("arena")
 

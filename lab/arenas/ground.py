@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..fields import Validated, num, vector
-from .base import register_arena
+from lab.core.fields import Validated, num, vector
+from lab.arenas.base import register_arena
 
 
 @register_arena("ground")

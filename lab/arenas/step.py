@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, count, num
-from .base import register_arena
+from lab.core.fields import Validated, count, num
+from lab.arenas.base import register_arena
 
 
 def gravity_E(slope_deg: float, yaw_deg: float, g: float) -> np.ndarray:
@@ -94,7 +94,7 @@ class Step(_TiltedArena):
 
 
 EDGE_BAND = 0.005  # m: the top of the riser face that belongs to the edge (keeps ``friction``) when the riser
-# has its own: the edge contacts of a climb lie within 3 mm of the edge line (lab.trials.step_climb.EDGE_NEAR)
+# has its own: the edge contacts of a climb lie within 3 mm of the edge line (lab.papers.hu2013_tracked.trials.EDGE_NEAR)
 
 
 @register_arena("stairs")

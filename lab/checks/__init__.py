@@ -2,10 +2,10 @@
 
 The engine's own checks against closed forms live here (:mod:`.friction_block`); each paper's checks
 live in its home under :mod:`lab.papers`. Each registers with :func:`check`; the built-ins are listed in
-:mod:`lab.plugins` and imported on the registry's first lookup, so importing this package imports no paper.
+:mod:`lab.core.plugins` and imported on the registry's first lookup, so importing this package imports no paper.
 
 Each check is a function ``(overrides) -> dict[figure, Figure]`` registered with :func:`check`.
-Every figure carries its value, its tolerance (from :mod:`lab.tolerances`) and pass/fail.
+Every figure carries its value, its tolerance (from :mod:`lab.core.tolerances`) and pass/fail.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..registry import Registry
-from ..results import write_json_atomic
+from lab.core.registry import Registry
+from lab.core.results import write_json_atomic
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,9 @@ def check(name: str):
 def run_checks(names: list[str], overrides: list[str], out, command: list[str] | None = None,
                started: float | None = None, progress: bool = False) -> tuple[bool, str]:
     """Run the checks and write ``checks.json`` and ``provenance.json`` into ``out`` (a folder, checked by
-    :func:`lab.outputs.prepare` before any check runs, or an already prepared Output)."""
-    from ..outputs import Output, prepare
-    from ..provenance import collect
+    :func:`lab.core.outputs.prepare` before any check runs, or an already prepared Output)."""
+    from lab.core.outputs import Output, prepare
+    from lab.core.provenance import collect
 
     output = out if isinstance(out, Output) else prepare(out, "check")
     started = time.time() if started is None else started

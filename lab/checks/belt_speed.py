@@ -3,10 +3,10 @@ at v (no slip below atan μ: the belt's closed form, Hu 2013 §3's track)."""
 
 from __future__ import annotations
 
-from .. import scenario as scn
-from ..runner import run_scenario
-from ..tolerances import tol
-from . import Figure, check
+from lab.core import scenario as scn
+from lab.core.runner import run_scenario
+from lab.core.tolerances import tol
+from lab.checks import Figure, check
 
 SPEED = 0.03  # m/s, the belt speed commanded (the paper's track speeds are cm/s)
 SLOPES = (0.0, 20.0)  # degrees; both well below atan μ = 38.7° (μ = 0.8)

@@ -2,7 +2,7 @@
 
 A check that passes a broken engine proves nothing. Each :class:`Fault` here is one degradation a real
 user or a future code change could plausibly introduce, applied through the machinery a run already
-uses — scenario overrides (``--set``), a World setting (:class:`lab.world.EngineOptions`), a registry
+uses — scenario overrides (``--set``), a World setting (:class:`lab.core.world.EngineOptions`), a registry
 entry (a mutant of a force law registered under the law's own name), or a model's parameter — never a
 test-only branch inside a law. Each check a selected fault enters first runs once without a fault;
 under each fault the checks it declares run again, and a check has **caught** the fault when a figure
@@ -31,7 +31,7 @@ from typing import Callable, ContextManager
 
 import numpy as np
 
-from ..registry import Registry
+from lab.core.registry import Registry
 
 log = logging.getLogger(__name__)
 
@@ -84,10 +84,10 @@ def _setattr(obj, name: str, value):
 
 
 def engine_options(**kw):
-    """The World's engine set-up with ``kw`` changed (lab.world.EngineOptions)."""
+    """The World's engine set-up with ``kw`` changed (lab.core.world.EngineOptions)."""
 
     def factory():
-        from ..world import World
+        from lab.core.world import World
 
         return _setattr(World, "options", replace(World.options, **kw))
 
@@ -108,8 +108,8 @@ def _mutant_coulomb(kind: str):
     """The Coulomb law as a plausible wrong edit of it would compute it, registered under its own name."""
 
     def factory():
-        from ..forces.base import FRICTION
-        from ..forces.friction import AnisotropicCoulomb, coulomb
+        from lab.forces.base import FRICTION
+        from lab.forces.friction import AnisotropicCoulomb, coulomb
 
         if kind == "swapped":
             class SwappedAxes(AnisotropicCoulomb):
@@ -139,8 +139,8 @@ def _mutant_coulomb(kind: str):
 
 
 def _hydro_without_torque():
-    from ..forces.base import FORCES, Wrench
-    from ..forces.hydrodynamics import Hydrodynamics
+    from lab.forces.base import FORCES, Wrench
+    from lab.forces.hydrodynamics import Hydrodynamics
 
     class NoFluidTorque(Hydrodynamics):
         """The hydrodynamics law's wrench with its torques (λ1, λ2, λ3 terms) dropped."""
@@ -155,13 +155,13 @@ def _hydro_without_torque():
 
 def _eel_dry_urdf():
     """The eel's URDF written with the dry cylinder's mass properties (the added mass not folded in)."""
-    from ..robots.eel import EelSpec
+    from lab.robots.eel import EelSpec
 
     return _setattr(EelSpec, "mass_props", EelSpec.dry_mass_props)
 
 
 def _uncompensated_margin():
-    from ..robots import tracked
+    from lab.robots import tracked
 
     return _setattr(tracked, "COLLISION_MARGIN", 0.0)
 
@@ -169,7 +169,7 @@ def _uncompensated_margin():
 @contextlib.contextmanager
 def _model_i2(scale: float):
     """The screw model's i2 scaled (the engine's robot and controller keep theirs)."""
-    from ..robots.tracked import TrackedSpec
+    from lab.robots.tracked import TrackedSpec
 
     orig = TrackedSpec.climb_params
 
@@ -187,7 +187,7 @@ def _model_i2(scale: float):
 @contextlib.contextmanager
 def _unified_paper_inertia():
     """The unified model built with Table D1's I = 0.016 kg·m² where it should take the robot's."""
-    from ..papers.wang2011_unified import params as wp
+    from lab.papers.wang2011_unified import params as wp
 
     orig = wp.Wang2011Params.from_spec
 
@@ -213,7 +213,7 @@ def _wrap_function(module, name: str, make):
 
 
 def _eel_noninertial_without_added_mass():
-    from ..papers.zhang2018_eel.model import noninertial
+    from lab.papers.zhang2018_eel.model import noninertial
 
     cls = noninertial.NonInertialModel
     orig = cls.__init__
@@ -226,7 +226,7 @@ def _eel_noninertial_without_added_mass():
 
 def _guo_el_rod_inertia():
     """The E–L model's mass matrix with the module's J = m l²/3 (a uniform rod) instead of the paper's m l²."""
-    from ..papers.guo2015_wheeled import model as gw
+    from lab.papers.guo2015_wheeled import model as gw
 
     def make(orig):
         def mass_matrix(p, q):
@@ -239,7 +239,7 @@ def _guo_el_rod_inertia():
 
 def _guo_pfl_mass():
     """The PFL's torques computed for modules 10 % heavier than the plant's (m and J = m l² together)."""
-    from ..papers.guo2015_wheeled import model as gw
+    from lab.papers.guo2015_wheeled import model as gw
 
     def make(orig):
         def pfl_torque(p, q, r_dot_W, t, **kw):
@@ -391,7 +391,7 @@ fault(Fault(
 
 def _run_check(check_name: str, overrides: list[str]) -> tuple[dict | None, str, float]:
     """(figures as {name: (value, passed)} or None, the error if the check raised, wall seconds)."""
-    from . import CHECKS
+    from lab.checks import CHECKS
 
     t0 = time.perf_counter()
     try:
@@ -428,9 +428,9 @@ def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, 
     failed, what already failed without a fault, wall times) and ``provenance.json`` into ``out``
     atomically. Each check that some fault enters runs once without a fault first (``baseline``).
     Returns (every fault caught and every check catching one, among those run; the table)."""
-    from ..outputs import Output, prepare
-    from ..provenance import collect
-    from ..results import write_json_atomic
+    from lab.core.outputs import Output, prepare
+    from lab.core.provenance import collect
+    from lab.core.results import write_json_atomic
 
     output = out if isinstance(out, Output) else prepare(out, "check")
     started = time.time() if started is None else started

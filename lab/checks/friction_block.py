@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from .. import scenario as scn
-from ..tolerances import tol
-from ..world import World
-from . import Figure, check
+from lab.core import scenario as scn
+from lab.core.tolerances import tol
+from lab.core.world import World
+from lab.checks import Figure, check
 
 
 def slide(spec, law, dt: float, gravity: float, v0_B: tuple[float, float], t_max: float = 20.0,

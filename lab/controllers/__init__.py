@@ -1,19 +1,16 @@
 """Controllers by scenario ``type``: :data:`CONTROLLERS` maps a name to its (params dataclass, class).
 
-The built-ins are listed in :mod:`lab.plugins` and imported on the registry's first lookup; user code
+The built-ins are listed in :mod:`lab.core.plugins` and imported on the registry's first lookup; user code
 adds its own with ``@lab.register_controller(name, params=…)``. The classes are importable from their
 modules (``lab.controllers.serpenoid.Serpenoid``) or, lazily, from this package.
 """
 
 from __future__ import annotations
 
-from .base import CONTROLLERS, Controller, ControllerEntry, make_controller, register_controller
+from lab.controllers.base import CONTROLLERS, Controller, ControllerEntry, make_controller, register_controller
 
 _LAZY = {
     "BeltDrive": "belt_drive", "BeltDriveParams": "belt_drive",
-    "TrackedClimb": "climbing", "TrackedClimbParams": "climbing",
-    "EelFeedbackLinearization": "eel_fl", "EelFLParams": "eel_fl",
-    "HeadTrackingPFL": "head_tracking_pfl", "HeadTrackingPFLParams": "head_tracking_pfl",
     "PassiveCreeping": "passive_creeping", "PassiveCreepingParams": "passive_creeping",
     "Serpenoid": "serpenoid", "SerpenoidParams": "serpenoid",
 }
@@ -22,7 +19,9 @@ _LAZY = {
 def __getattr__(name: str):
     mod = _LAZY.get(name)
     if mod is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from lab._compat import moved_attr  # a paper's controller that used to live here
+
+        return moved_attr(__name__, name)
     import importlib
 
     return getattr(importlib.import_module(f"{__name__}.{mod}"), name)

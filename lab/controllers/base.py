@@ -1,7 +1,7 @@
 """Controller protocol: ``reset(model, dt)`` then ``act(state) -> joint torques (J,)``.
 
 A controller holds its parameters as a frozen dataclass (``params``) and any internal state
-(integrators) as plain attributes. It reads only the :class:`~lab.state.RobotState` snapshot.
+(integrators) as plain attributes. It reads only the :class:`~lab.core.state.RobotState` snapshot.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..registry import Registry
-from ..state import ModelInfo, RobotState
+from lab.core.registry import Registry
+from lab.core.state import ModelInfo, RobotState
 
 
 class Controller:
@@ -54,7 +54,7 @@ CONTROLLERS: Registry[ControllerEntry] = Registry("controller")
 
 def register_controller(name: str, params: type):
     """Register a :class:`Controller` subclass as ``[controller] type = name`` with its parameter dataclass
-    (frozen, validated: :class:`lab.fields.Validated`). A registered controller gets what a built-in gets:
+    (frozen, validated: :class:`lab.core.fields.Validated`). A registered controller gets what a built-in gets:
     scenario validation, the JSON Schema, the GUI panel's keys (its :meth:`Controller.tunables`), sweeps and
     regression runs::
 

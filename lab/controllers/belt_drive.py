@@ -16,9 +16,9 @@ import numpy as np
 
 import math
 
-from ..fields import Validated, num
-from ..state import ModelInfo, RobotState
-from .base import Controller, register_controller
+from lab.core.fields import Validated, num
+from lab.core.state import ModelInfo, RobotState
+from lab.controllers.base import Controller, register_controller
 
 
 @dataclass(frozen=True)

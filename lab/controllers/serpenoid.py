@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..kernels import compiled
-from ..state import ModelInfo, RobotState
-from ..fields import Validated, num
-from .base import Controller, register_controller
+from lab.core.kernels import compiled
+from lab.core.state import ModelInfo, RobotState
+from lab.core.fields import Validated, num
+from lab.controllers.base import Controller, register_controller
 
 
 @dataclass(frozen=True)

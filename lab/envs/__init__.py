@@ -33,7 +33,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
     raise ModuleNotFoundError("lab.envs needs gymnasium: pip install 'lab[gym]' (or 'gymnasium>=1.0')",
                               name="gymnasium") from None
 
-from .env import DEFAULTS, DIVERGENCE_PENALTY, LabEnv, Reward, actuators, turned_over
+from lab.envs.env import DEFAULTS, DIVERGENCE_PENALTY, LabEnv, Reward, actuators, turned_over
 
 # id → (scenario, the id's own overrides, applied under the user's)
 IDS = {

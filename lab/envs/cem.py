@@ -1,7 +1,7 @@
 """A small gradient-free learner: the cross-entropy method over a travelling-wave (CPG) policy, numpy only.
 
 It exists to show that the environments can be learned without a deep-learning stack, and it is the
-learner of the test that proves it (tests/test_envs_learning.py). Nothing here is specific to one
+learner of the test that proves it (tests/tools/test_envs_learning.py). Nothing here is specific to one
 robot: the policy drives any id's actuated joints.
 
 Policy (:class:`WavePolicy`)

@@ -1,14 +1,14 @@
 """A Gymnasium environment over any scenario: the policy's commands replace the scenario's controller.
 
 Everything else is the scenario as ``lab run`` runs it — robot, arena, trial bodies, friction and
-every ``[forces.*]`` law — and each engine step is :meth:`lab.runner.Simulation.step`, the runner's
+every ``[forces.*]`` law — and each engine step is :meth:`lab.core.runner.Simulation.step`, the runner's
 own step (laws on the snapshot, torques and forces applied in one place by the World — through the
 joints' motors, :mod:`lab.actuators` — engine step, divergence check). One environment step holds
 the action for ``control_dt`` (default 10 ms, a whole number of engine steps).
 
 Action (``action_mode``)
 ------------------------
-One value in [-1, 1] per actuated joint (a joint with a motor, :attr:`lab.world.World.motors`): the
+One value in [-1, 1] per actuated joint (a joint with a motor, :attr:`lab.core.world.World.motors`): the
 body joints of snakes and eels; the arm and the track drive of the tracked robot. Other joints
 (passive wheels, pulleys, the geared belt) get no torque, as in the scenarios.
 
@@ -92,8 +92,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from ..controllers.base import Controller
-from ..errors import Diverged
+from lab.controllers.base import Controller
+from lab.core.errors import Diverged
 
 CONTROL_DT = 0.01  # s: default action period, 10 engine steps at the lab's 1 ms
 DIVERGENCE_PENALTY = 100.0  # the reward of a step whose simulation diverged is −this (see the docstring)
@@ -219,7 +219,7 @@ class LabEnv(gym.Env):
                  reward: Callable | None = None, terminate: Callable | None = None, render_mode: str | None = None,
                  render_size: tuple[int, int] = (640, 480), action_mode: str = "torque",
                  divergence_penalty: float = DIVERGENCE_PENALTY, base_overrides=None):
-        from ..api import load_scenario
+        from lab.api import load_scenario
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode: must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -251,7 +251,7 @@ class LabEnv(gym.Env):
         self._gui = None
         self._viewer = None
         if render_mode == "human":
-            from ..gui import open_viewer
+            from lab.gui import open_viewer
 
             self._viewer = open_viewer()  # before any DIRECT client (lab.gui.open_viewer)
         self._episode_seed = sc.seed
@@ -282,7 +282,7 @@ class LabEnv(gym.Env):
     def _new_sim(self, scenario_seed: int):
         import dataclasses
 
-        from ..runner import Simulation
+        from lab.core.runner import Simulation
 
         if self.sim is not None:
             self.sim.close()
@@ -306,7 +306,7 @@ class LabEnv(gym.Env):
         self._camera = None
         self._scene = None
         if self.render_mode == "rgb_array":
-            from ..overlay import Scene
+            from lab.overlay import Scene
 
             self._scene = Scene(w, [self.policy, *sim.forces.values()])
             self._scene.update(0, self.state)
@@ -314,7 +314,7 @@ class LabEnv(gym.Env):
             self._open_gui()
 
     def _open_gui(self) -> None:
-        from ..gui import GuiOverlay, clear_viewer
+        from lab.gui import GuiOverlay, clear_viewer
 
         v = self._viewer
         if v is None:  # the window was closed: no more rendering
@@ -382,8 +382,8 @@ class LabEnv(gym.Env):
         return self._last_obs.copy(), reward, terminated, truncated, info
 
     def _gui_step(self, state, applied) -> None:
-        from ..forces import as_wrench
-        from ..world import pace
+        from lab.forces import as_wrench
+        from lab.core.world import pace
 
         gui = self._gui
         if gui.closed:
@@ -408,8 +408,8 @@ class LabEnv(gym.Env):
         overlays); ``human``: the window is refreshed every engine step by :meth:`step` (returns None)."""
         if self.render_mode != "rgb_array":
             return None
-        from ..overlay import draw
-        from ..video import FollowCamera, follow_camera
+        from lab.overlay import draw
+        from lab.video import FollowCamera, follow_camera
 
         if self._camera is None:
             width, height = self.render_size
@@ -425,7 +425,7 @@ class LabEnv(gym.Env):
             self._gui.close()  # disconnects the viewer
             self._gui = self._viewer = None
         elif self._viewer is not None:
-            from ..gui import close_viewer
+            from lab.gui import close_viewer
 
             close_viewer(self._viewer)
             self._viewer = None

@@ -7,7 +7,7 @@ or pushes other bodies (a payload at the end of a tether).
 A law that needs the robot's or the arena's geometry (the cleats: the belt's dimensions and the
 arena's convex edges) is a :class:`NeedsBinding`: its ``bind(robot, arena)`` returns a new, immutable
 :class:`ForceLaw` holding that geometry. :func:`bind` is called in one place, where the runner builds
-the laws (lab.runner.Simulation); every other law binds to itself. A law is never mutated after its
+the laws (lab.core.runner.Simulation); every other law binds to itself. A law is never mutated after its
 scenario is loaded.
 """
 
@@ -18,10 +18,10 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ..registry import Registry
+from lab.core.registry import Registry
 
 # Laws by scenario type: FRICTION for the ``[friction]`` table, FORCES for ``[forces.<name>]`` tables.
-# The built-ins are listed in lab.plugins; user code adds laws with ``@lab.register_force(name)``.
+# The built-ins are listed in lab.core.plugins; user code adds laws with ``@lab.register_force(name)``.
 FRICTION: Registry[type] = Registry("friction law")
 FORCES: Registry[type] = Registry("force law")
 

@@ -42,11 +42,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..contacts import Col
-from ..fields import Validated, num
-from ..kernels import compiled
-from ..state import RobotState
-from .base import Wrench, register_force
+from lab.core.contacts import Col
+from lab.core.fields import Validated, num
+from lab.core.kernels import compiled
+from lab.core.state import RobotState
+from lab.forces.base import Wrench, register_force
 
 
 @functools.lru_cache(maxsize=16)
@@ -117,7 +117,7 @@ def belt_path_array(l: float, r: float) -> np.ndarray:
 def cleat_wrench(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
                  capacity, m_eff, dt):
     """The law above (steps 1–4) summed per link into (F_W (N, 3), T_W (N, 3)), in one compiled pass over
-    the contact rows ``cs`` (:class:`lab.contacts.Col`) and the edges (its numpy oracle, cleat by cleat:
+    the contact rows ``cs`` (:class:`lab.core.contacts.Col`) and the edges (its numpy oracle, cleat by cleat:
     tests/oracles/cleats.py). ``edges`` (E, 6): x, z, n1 (x, z), n2 (x, z); ``seg``: :func:`belt_path_array`;
     R0, p0, psi: the body's rotation and position and the drive angle."""
     n_links = p_W.shape[0]

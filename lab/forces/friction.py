@@ -19,10 +19,10 @@ from typing import Literal
 
 import numpy as np
 
-from ..kernels import compiled
-from ..fields import Validated, choice, info, num
-from ..state import RobotState
-from .base import FRICTION
+from lab.core.kernels import compiled
+from lab.core.fields import Validated, choice, info, num
+from lab.core.state import RobotState
+from lab.forces.base import FRICTION
 
 
 def _ground_frame(state: RobotState) -> tuple[np.ndarray, np.ndarray]:
@@ -95,7 +95,7 @@ class AnisotropicCoulomb(Validated):
 class LinearlyImplicitCoulomb(AnisotropicCoulomb):
     """:class:`AnisotropicCoulomb` (Wang 2011, eq. 4, same fields and frames) with the force taken at the
     slip velocity predicted one step ahead (:func:`coulomb_implicit`): stable at any dt, where the
-    explicit law needs dt < 2·slip_tol/(μ g) (tests/test_friction_implicit.py: the sliding block at 1, 5
+    explicit law needs dt < 2·slip_tol/(μ g) (tests/library/test_friction_implicit.py: the sliding block at 1, 5
     and 10 ms). A different discretisation of the same law: at 1 ms on the flagship's start-up the two
     differ by 6 % in input work (docs/benchmarks.md), so switching a scenario to it is a physics change."""
 

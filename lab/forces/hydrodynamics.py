@@ -17,7 +17,7 @@ The added-mass force depends on the acceleration the engine is about to compute.
 only the previous step's (``state.a_W``, a backward difference), so applying −u_n n(n·a) with a lagged
 a turns one step's update into a_k = (F − u_n n nᵀ a_{k−1}) / m: the lagged term feeds back with gain
 −u_n/m. For the eel u_n = 0.5522 kg against m = 0.5531 kg — a gain of −0.998, a Nyquist-frequency
-oscillation that barely decays; with 2u_n it grows (``tests/test_hydrodynamics.py`` shows both).
+oscillation that barely decays; with 2u_n it grows (``tests/library/test_hydrodynamics.py`` shows both).
 
 ``added_mass = "folded"`` (the default) instead puts u_n into each link's URDF mass, isotropically
 (EelSpec.added_mass), and λ1 into its yaw inertia (EelSpec.added_yaw_inertia; λ1 = u_n(2l)²/12 is the
@@ -47,16 +47,16 @@ from typing import Literal
 
 import numpy as np
 
-from ..fields import Validated, choice, info, num, vector
-from ..kernels import compiled
-from ..state import RobotState
-from .base import Wrench, register_force
+from lab.core.fields import Validated, choice, info, num, vector
+from lab.core.kernels import compiled
+from lab.core.state import RobotState
+from lab.forces.base import Wrench, register_force
 
 
 @dataclass(frozen=True)
 class HydroCoefficients(Validated):
     """The law's coefficients, Zhang 2018 §4.2's numbers as defaults: declared once for the law and for
-    the eel controller that linearises it (:class:`~lab.controllers.eel_fl.EelFLParams`)."""
+    the eel controller that linearises it (:class:`~lab.papers.zhang2018_eel.controllers.EelFLParams`)."""
 
     c_t: float = num(0.2209, ge=0, le=1e4, unit="N·s/m", doc="linear drag along the link")
     c_n: float = num(9.3750, ge=0, le=1e4, unit="N·s/m", doc="linear drag across the link")

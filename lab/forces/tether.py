@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import Validated, info, num
-from ..state import RobotState
-from .base import Wrench, register_force
+from lab.core.fields import Validated, info, num
+from lab.core.state import RobotState
+from lab.forces.base import Wrench, register_force
 
 
 @register_force("tether")

@@ -1,7 +1,7 @@
 """One home per paper: how each paper is reproduced.
 
 Each package holds that paper's study — its report section, its checks, the trials and analyses only
-it uses; its checks and report section are listed in :mod:`lab.plugins`. Reusable parts stay where
+it uses; its checks and report section are listed in :mod:`lab.core.plugins`. Reusable parts stay where
 they are (robots, arenas, forces, controllers, models, analysis used by several papers, trials).
 
 | package              | paper                                                             | report section        | checks |
@@ -13,7 +13,7 @@ they are (robots, arenas, forces, controllers, models, analysis used by several 
 | ``zhang2018_eel``    | Zhang et al. 2018, eel robot in a non-inertial frame              | ``zhang2018_eel``     | ``eel_models``, ``hydro_decay``, ``eel_engine`` |
 
 To change how paper X is reproduced, open its package here; to add a paper, add a package, list it in
-:data:`PAPERS` and its checks and report modules in :mod:`lab.plugins`.
+:data:`PAPERS` and its checks and report modules in :mod:`lab.core.plugins`.
 """
 
 from __future__ import annotations

@@ -20,9 +20,9 @@ import math
 import time
 from pathlib import Path
 
-from ..errors import LabError
-from .compare import Row, compare_entry, environment_changes, worst_first
-from .suite import Entry, Suite, load_suite
+from lab.core.errors import LabError
+from lab.regress.compare import Row, compare_entry, environment_changes, worst_first
+from lab.regress.suite import Entry, Suite, load_suite
 
 log = logging.getLogger(__name__)
 
@@ -42,8 +42,8 @@ def _json_safe(v):
 def run_entries(suite: Suite, workers: int = 1, command: tuple = (), progress=None) -> dict[str, dict]:
     """Run every entry; ``{id: {"kind", "definition", "metrics"}}``. A run that crashes is recorded
     with ``status = "failed"`` (data, compared like any status), never raised."""
-    from ..checks import CHECKS
-    from ..sweep.execute import Executor, Task, run_local
+    from lab.checks import CHECKS
+    from lab.sweep.execute import Executor, Task, run_local
 
     out: dict[str, dict] = {}
     runs = [e for e in suite.entries if e.kind == "run"]
@@ -79,9 +79,9 @@ def run_entries(suite: Suite, workers: int = 1, command: tuple = (), progress=No
 
 def record(suite: Suite, out, workers: int = 1, overwrite: bool = False, command: list[str] | None = None) -> Path:
     """Run the suite and write the baseline folder under the --out rule (checked before any run)."""
-    from ..outputs import prepare
-    from ..provenance import collect, environment
-    from ..results import write_json_atomic
+    from lab.core.outputs import prepare
+    from lab.core.provenance import collect, environment
+    from lab.core.results import write_json_atomic
 
     output = prepare(out, "regress", overwrite=overwrite)
     started, t0 = time.time(), time.perf_counter()
@@ -135,7 +135,7 @@ def _kind(v) -> str:
 def check(suite: Suite, baseline: dict, workers: int = 1, command: list[str] | None = None
           ) -> tuple[list[Row], list[str], dict]:
     """Run the suite and compare with ``baseline``; (rows worst first, environment changes, now)."""
-    from ..provenance import environment
+    from lab.core.provenance import environment
 
     now = run_entries(suite, workers, tuple(command or ()))
     rows: list[Row] = []

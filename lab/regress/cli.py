@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import LabError
+from lab.core.errors import LabError
 
 EXIT_OK, EXIT_DRIFT = 0, 1
 
@@ -41,7 +41,7 @@ def add_cli(subparsers) -> None:
 
 
 def _suite(args):
-    from .suite import load_suite
+    from lab.regress.suite import load_suite
 
     if args.workers < 1:
         raise LabError("--workers", f"must be at least 1, got {args.workers}")
@@ -49,7 +49,7 @@ def _suite(args):
     if args.overrides:
         from dataclasses import replace
 
-        from .. import scenario as scn
+        from lab.core import scenario as scn
 
         entries = []
         for e in suite.entries:
@@ -74,7 +74,7 @@ def _progress(entry_id: str, status) -> None:
 
 
 def cmd_record(args) -> int:
-    from . import record
+    from lab.regress import record
 
     suite = _suite(args)
     t0 = time.perf_counter()
@@ -84,9 +84,9 @@ def cmd_record(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from ..outputs import check_file, write_file
-    from . import check, read_baseline
-    from .render import junit, markdown, table
+    from lab.core.outputs import check_file, write_file
+    from lab.regress import check, read_baseline
+    from lab.regress.render import junit, markdown, table
 
     suite = _suite(args)
     baseline = read_baseline(args.baseline)

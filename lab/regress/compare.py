@@ -26,7 +26,7 @@ import fnmatch
 import math
 from dataclasses import dataclass
 
-from .suite import Entry, Suite, Tolerance
+from lab.regress.suite import Entry, Suite, Tolerance
 
 DEFAULTS: tuple[tuple[str, Tolerance], ...] = (
     ("energy.*", Tolerance(abs=1e-9, rel=1e-6)),

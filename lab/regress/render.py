@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 
-from .compare import Row
+from lab.regress.compare import Row
 
 
 def _fmt(v) -> str:

@@ -18,7 +18,7 @@ A suite is TOML::
     name = "friction_block"                # a `lab check` name; its figures' values and pass flags
     set = []
 
-Every problem is a :class:`~lab.errors.LabError` naming the file and field (``error: …``, exit 2).
+Every problem is a :class:`~lab.core.errors.LabError` naming the file and field (``error: …``, exit 2).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import LabError
+from lab.core.errors import LabError
 
 _ID_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 RUN_KEYS = ("scenario", "duration", "set", "id", "metrics", "tolerance")
@@ -113,8 +113,8 @@ def _unique(base: str, taken: set) -> str:
 
 
 def parse_suite(data: dict, path: Path) -> Suite:
-    from .. import scenario as scn
-    from ..checks import CHECKS
+    from lab.core import scenario as scn
+    from lab.checks import CHECKS
 
     where = str(path)
     for key in data:
@@ -177,7 +177,7 @@ def load_suite(path: str | Path) -> Suite:
     scenarios/suites/regression.toml; suites sit beside the sweep files, not among the scenarios)."""
     import tomllib
 
-    from ..scenario import SCENARIO_DIR
+    from lab.core.scenario import SCENARIO_DIR
 
     p = Path(path)
     if p.suffix != ".toml" and not p.exists():

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..errors import LabError
+from lab.core.errors import LabError
 
 
 def add_cli(subparsers) -> None:
@@ -29,8 +29,8 @@ def add_cli(subparsers) -> None:
 
 
 def cmd_report(args) -> int:
-    from .core import build_report, load_sections
-    from .render import timing_line
+    from lab.report.core import build_report, load_sections
+    from lab.report.render import timing_line
 
     if args.list:
         for s in load_sections().values():
@@ -39,7 +39,7 @@ def cmd_report(args) -> int:
     workers = args.workers if args.workers is not None else (os.cpu_count() or 1)
     if not 1 <= workers <= 256:
         raise LabError("--workers", f"must be in [1, 256], got {workers}")
-    from ..outputs import prepare, unique_default
+    from lab.core.outputs import prepare, unique_default
 
     started = time.time()
     sections = load_sections()
@@ -55,7 +55,7 @@ def cmd_report(args) -> int:
                                    progress=sys.stderr.isatty())
     print(f"report.md, report.html in {out}/ (total wall time {total:.1f} s)")
     if docs_output is not None:
-        from . import docs
+        from lab.report import docs
 
         meta = {"quick": args.quick, "workers": workers, "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                 "notes_dir": str(Path(args.docs).parent / docs.NOTES_DIR)}

@@ -3,7 +3,7 @@
 A section is a function registered with :func:`section`; it receives a :class:`Context` (output
 folder, ``run_many`` to run scenarios, ``save_figure``) and returns a :class:`SectionResult`: markdown
 text, figures and a table comparing lab values with the paper's. Sections live in the modules of the
-papers they report on (``lab/papers/<paper>/report.py``), listed in :mod:`lab.plugins`; the registry
+papers they report on (``lab/papers/<paper>/report.py``), listed in :mod:`lab.core.plugins`; the registry
 imports them on its first lookup, which happens only when a report is built or listed.
 """
 
@@ -15,15 +15,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from ..errors import LabError
-from ..registry import Registry
-from .types import MARKS, Figure, Row, Section, SectionOutcome, SectionResult  # noqa: F401  (the public names)
+from lab.core.errors import LabError
+from lab.core.registry import Registry
+from lab.report.types import MARKS, Figure, Row, Section, SectionOutcome, SectionResult  # noqa: F401  (the public names)
 
 log = logging.getLogger(__name__)
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
-SECTIONS: Registry[Section] = Registry("report section")  # the built-ins are listed in lab.plugins
+SECTIONS: Registry[Section] = Registry("report section")  # the built-ins are listed in lab.core.plugins
 
 
 def section(key: str, title: str, paper: str = ""):
@@ -35,7 +35,7 @@ def section(key: str, title: str, paper: str = ""):
 
 
 def load_sections() -> Registry[Section]:
-    """Every registered section: the built-ins of :mod:`lab.plugins` (the papers' report modules) and any
+    """Every registered section: the built-ins of :mod:`lab.core.plugins` (the papers' report modules) and any
     registered by user code."""
     SECTIONS.load()
     return SECTIONS
@@ -61,7 +61,7 @@ class Context:
 
     def __init__(self, out, quick: bool = False, workers: int = 1, command: list[str] | None = None,
                  progress: bool = False):
-        from ..outputs import Output
+        from lab.core.outputs import Output
 
         self.output = out if isinstance(out, Output) else None  # the --out rule: files are claimed first
         self.out = Path(out.path if self.output else out).resolve()
@@ -76,8 +76,8 @@ class Context:
     def run_many(self, runs: list[tuple[str, str, dict | list]]) -> dict:
         """``[(name, scenario_name, overrides)]`` → ``{name: RunResult}``. A run that crashes fails the
         section (a diverged run is returned: it is a result)."""
-        from .. import scenario as scn
-        from ..sweep.execute import Executor, Task, run_local
+        from lab.core import scenario as scn
+        from lab.sweep.execute import Executor, Task, run_local
 
         tasks, out = [], {}
         for name, scenario_name, overrides in runs:
@@ -118,9 +118,9 @@ class Context:
         """Save a matplotlib figure as ``figures/<section>_<name>.png`` and close it."""
         import matplotlib.pyplot as plt
 
-        from ..outputs import writing
+        from lab.core.outputs import writing
 
-        from ..writes import inside, write_with
+        from lab.core.writes import inside, write_with
 
         rel = f"figures/{self.section}_{name}.png"
         path = self.claim(rel)
@@ -152,12 +152,12 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
                  ) -> tuple[list[SectionOutcome], float]:
     """Run the sections, write ``report.md``, ``report.html`` and ``provenance.json``; returns the outcomes
     and total wall time. A section that raises is reported as failed and the others still run.
-    ``out``: a folder (checked by :func:`lab.outputs.prepare` before anything runs) or a prepared Output."""
-    from ..outputs import Output, prepare, writing
-    from ..provenance import collect
-    from ..results import write_json_atomic
-    from ..sweep.execute import one_line
-    from . import render
+    ``out``: a folder (checked by :func:`lab.core.outputs.prepare` before anything runs) or a prepared Output."""
+    from lab.core.outputs import Output, prepare, writing
+    from lab.core.provenance import collect
+    from lab.core.results import write_json_atomic
+    from lab.sweep.execute import one_line
+    from lab.report import render
 
     started = time.time() if started is None else started
     sections = load_sections()
@@ -167,7 +167,7 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
             raise LabError("--only", f"unknown section {k!r}; allowed: {', '.join(sections)}")
     output = out if isinstance(out, Output) else prepare(out, "report", overwrite=overwrite)
     output.open()
-    from ..writes import inside
+    from lab.core.writes import inside
 
     try:
         for sub in ("figures", "runs"):  # a link in place of the report's own folders: refused before any section

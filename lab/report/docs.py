@@ -17,8 +17,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .render import MARK_SYMBOL, _cell
-from .types import SectionOutcome
+from lab.report.render import MARK_SYMBOL, _cell
+from lab.report.types import SectionOutcome
 
 
 @dataclass(frozen=True)
@@ -196,12 +196,12 @@ def index(keys: list[str], titles: dict[str, str], meta: dict) -> str:
 
 def write(docs_output, outcomes: list[SectionOutcome], meta: dict) -> Path:
     """Write ``<section>.md`` per outcome, its figures under ``figures/`` and ``index.md`` into the folder
-    of ``docs_output`` (prepared by :func:`lab.outputs.prepare`, kind ``docs``: only the lab's own files
+    of ``docs_output`` (prepared by :func:`lab.core.outputs.prepare`, kind ``docs``: only the lab's own files
     there are replaced). With ``--only``, the other sections' pages and figures stay as they were."""
-    from ..outputs import writing
-    from ..results import write_text_atomic
-    from ..writes import write_with
-    from .core import load_sections
+    from lab.core.outputs import writing
+    from lab.core.results import write_text_atomic
+    from lab.core.writes import write_with
+    from lab.report.core import load_sections
 
     sections = load_sections()
     rebuilt = {oc.section.key for oc in outcomes}

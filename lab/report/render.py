@@ -10,8 +10,8 @@ import html
 import os
 from pathlib import Path
 
-from ..results import write_text_atomic
-from .types import SectionOutcome
+from lab.core.results import write_text_atomic
+from lab.report.types import SectionOutcome
 
 MARK_SYMBOL = {"pass": "pass", "warn": "warn", "fail": "FAIL", "info": "info"}
 

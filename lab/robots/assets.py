@@ -7,10 +7,10 @@ import inspect
 from dataclasses import fields
 from pathlib import Path
 
-from ..resources import asset_dir
-from .base import ROBOTS
+from lab.core.resources import asset_dir
+from lab.robots.base import ROBOTS
 
-ASSET_DIR = asset_dir()  # the checkout's assets/urdf/, or the wheel's copy (lab.resources)
+ASSET_DIR = asset_dir()  # the checkout's assets/urdf/, or the wheel's copy (lab.core.resources)
 
 
 def default_assets() -> dict[str, str]:

@@ -1,21 +1,21 @@
 """The robot registry: ``[robot] type = name`` → the robot's spec dataclass.
 
-A robot spec is a frozen, validated dataclass (:class:`lab.fields.Validated`) with a pure
+A robot spec is a frozen, validated dataclass (:class:`lab.core.fields.Validated`) with a pure
 ``to_urdf() -> str`` and the properties the World loads it with: ``link_length`` (m), ``effort``
 (N·m, the joints' torque limit the controllers clip at), ``rest_height`` (m, the base height on flat
 ground), ``mass_props()``; optionally ``engine_friction``, ``setup(world, body)`` and
-``after_step(world)``. The built-ins are listed in :mod:`lab.plugins`; user code adds its own with
+``after_step(world)``. The built-ins are listed in :mod:`lab.core.plugins`; user code adds its own with
 ``@lab.register_robot(name)``.
 
 What a run of the robot shows is declared on the base class :class:`Robot` (hooks with defaults for a
-chain of modules): which links are its body, which joints are actuated, its plots (:class:`lab.views.View`)
+chain of modules): which links are its body, which joints are actuated, its plots (:class:`lab.core.views.View`)
 and its headline metrics. A spec that does not derive from :class:`Robot` gets those defaults.
 """
 
 from __future__ import annotations
 
-from ..fields import Validated
-from ..registry import Registry
+from lab.core.fields import Validated
+from lab.core.registry import Registry
 
 ROBOTS: Registry[type] = Registry("robot")
 
@@ -54,13 +54,13 @@ class Robot(Validated):
         return tuple(joint_names)
 
     def views(self) -> tuple:
-        """The robot's own plots (:class:`lab.views.View`). Default: the top view of every body link's path."""
-        from ..analysis.plots import TOP_VIEW
+        """The robot's own plots (:class:`lab.core.views.View`). Default: the top view of every body link's path."""
+        from lab.analysis.plots import TOP_VIEW
 
         return (TOP_VIEW,)
 
     def headline(self) -> tuple:
-        """The robot's headline metrics (:class:`lab.views.Headline`), printed after the trial's and the
+        """The robot's headline metrics (:class:`lab.core.views.Headline`), printed after the trial's and the
         analyses'. Default: none."""
         return ()
 

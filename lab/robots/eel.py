@@ -7,9 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import count, num
-from .base import Robot, register_robot
-from .urdf import MassProps, cylinder_x, planar_chain_urdf
+from lab.core.fields import count, num
+from lab.robots.base import Robot, register_robot
+from lab.robots.urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @register_robot("eel")
@@ -69,12 +69,12 @@ class EelSpec(Robot):
     def views(self) -> tuple:
         """The top view of every link's path, and the swimmer's heading and centre-of-mass path (the
         turns of Zhang 2018's eq. 39 schedule are read off these)."""
-        from ..analysis.plots import HEADING_VIEW, TOP_VIEW
+        from lab.analysis.plots import HEADING_VIEW, TOP_VIEW
 
         return (TOP_VIEW, HEADING_VIEW)
 
     def headline(self) -> tuple:
-        from ..views import Headline
+        from lab.core.views import Headline
 
         return (Headline("heading.change_deg", "body heading, end − start (positive = left)"),
                 Headline("com.displacement_m"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..fields import count, num
-from .base import Robot, register_robot
-from .urdf import MassProps, cylinder_x, planar_chain_urdf
+from lab.core.fields import count, num
+from lab.robots.base import Robot, register_robot
+from lab.robots.urdf import MassProps, cylinder_x, planar_chain_urdf
 
 
 @register_robot("snake")

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..fields import info, num, vector
-from .base import Robot, register_robot
-from .urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
+from lab.core.fields import info, num, vector
+from lab.robots.base import Robot, register_robot
+from lab.robots.urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
 STEEL = 7850.0
 COLLISION_MARGIN = 0.001  # m: Bullet's margin on convex hulls (URDF cylinders), measured: rest height r + 0.99 mm
@@ -235,7 +235,7 @@ class TrackedSpec(Robot):
 
     def views(self) -> tuple:
         """Side view (x–z) of the body, the arm tip and the arena's profile; pitch and arm angle over time."""
-        from ..analysis.plots import PITCH_ARM_VIEW, SIDE_VIEW
+        from lab.analysis.plots import PITCH_ARM_VIEW, SIDE_VIEW
 
         return (SIDE_VIEW, PITCH_ARM_VIEW)
 
@@ -348,7 +348,7 @@ class TrackedSpec(Robot):
 
     def climb_params(self):
         """The screw model's parameters for this robot (lab.papers.hu2013_tracked.model.ClimbParams)."""
-        from ..papers.hu2013_tracked.model.params import ClimbParams
+        from lab.papers.hu2013_tracked.model.params import ClimbParams
 
         return ClimbParams(m_body=self.body_mass, m_arm=self.arm_mass, track_side=self.track_side,
                            pulley_radius=self.pulley_radius, guide_radius=self.guide_radius,

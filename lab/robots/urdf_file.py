@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from ..fields import info, num
-from ..resources import asset_dir
-from .base import Robot, register_robot
-from .urdf import MassProps
+from lab.core.fields import info, num
+from lab.core.resources import asset_dir
+from lab.robots.base import Robot, register_robot
+from lab.robots.urdf import MassProps
 
 MOVABLE = ("revolute", "continuous", "prismatic")  # the joint types the World drives (planar/floating: not)
 

@@ -38,7 +38,7 @@ built in: every run starts with its joints at 0 (the runner resets them), so thi
 and a yaw joint then reads its angle *beyond* zero_shape. Default: straight. The seed-000 scenario
 puts Table 1's near-straight start here (the head-tracking PFL is singular at the straight shape:
 both rows of its input map are parallel there). Controllers that need the true relative angles take
-them from the link yaws (lab.controllers.head_tracking_pfl).
+them from the link yaws (lab.papers.guo2015_wheeled.controllers).
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from typing import Literal
 
 import numpy as np
 
-from ..fields import choice, count, num, vector
-from .base import Robot, register_robot
-from .urdf import MassProps, fmt, inertial_xml, material_xml, vec
+from lab.core.fields import choice, count, num, vector
+from lab.robots.base import Robot, register_robot
+from lab.robots.urdf import MassProps, fmt, inertial_xml, material_xml, vec
 
 _R90 = "1.5707963268"
 
@@ -320,7 +320,7 @@ class WheeledSnakeSpec(Robot):
 @dataclass(frozen=True)
 class Layout:
     """Where the modules, wheels and joints of a loaded wheeled snake sit in the engine's arrays
-    (found by name in a :class:`~lab.state.ModelInfo`): ``modules`` (n,) link indices tail → head,
+    (found by name in a :class:`~lab.core.state.ModelInfo`): ``modules`` (n,) link indices tail → head,
     ``wheels`` (n, 2) left/right link indices, ``yaw_joints`` (n−1,) indices into q, tail first,
     ``tip`` the head_tip link."""
 

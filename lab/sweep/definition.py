@@ -19,7 +19,7 @@ A sweep file is TOML::
     also = ["robot.i2"]               # optional: more fields set to the same value (copies that must agree)
 
 Everything here is pure: :func:`parse_sweep` maps a TOML table onto a :class:`Sweep` (every problem is
-a :class:`~lab.errors.LabError` naming the field), and :func:`expand` turns a Sweep into a list of
+a :class:`~lab.core.errors.LabError` naming the field), and :func:`expand` turns a Sweep into a list of
 :class:`RunSpec` whose ``run_id`` (index + hash of the overrides) is stable, so a sweep re-run into the
 same folder recognises the runs it has already finished.
 """
@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import scenario as scn
-from ..errors import LabError
+from lab.core import scenario as scn
+from lab.core.errors import LabError
 
 TOP_KEYS = ("name", "description", "base", "seed", "repeat", "mode", "set", "axis")
 AXIS_KINDS = ("values", "grid", "random")
@@ -64,7 +64,7 @@ class Axis:
 @dataclass(frozen=True)
 class Sweep:
     name: str
-    base: str  # scenario name or path, as accepted by lab.scenario.load
+    base: str  # scenario name or path, as accepted by lab.core.scenario.load
     axes: tuple[Axis, ...] = ()
     fixed: dict = field(default_factory=dict)  # dotted key -> value, applied to every run
     seed: int = 0
@@ -340,8 +340,8 @@ def load_sweep(path: str | Path, extra_set: dict | None = None) -> Sweep:
     path = Path(path)
     if not path.exists() and path.parent == Path(".") and path.suffix in ("", ".toml"):
         # a shipped sweep by name (`lab sweep tracked_step_climb`): an installed wheel has no
-        # scenarios/sweeps/ folder to point at (lab.resources finds its copy)
-        from ..resources import data_dir
+        # scenarios/sweeps/ folder to point at (lab.core.resources finds its copy)
+        from lab.core.resources import data_dir
 
         shipped = data_dir("scenarios/sweeps") / f"{path.stem}.toml"
         if shipped.is_file():
@@ -409,7 +409,7 @@ def add_cli(subparsers) -> None:
 
 
 def cmd_sweep(args) -> int:
-    from .execute import run_sweep
+    from lab.sweep.execute import run_sweep
 
     sweep = load_sweep(args.sweep, parse_set(args.overrides))
     specs = expand(sweep)
@@ -425,7 +425,7 @@ def cmd_sweep(args) -> int:
         return 0
     import time
 
-    from ..outputs import prepare, unique_default
+    from lab.core.outputs import prepare, unique_default
 
     out = args.out or unique_default(Path("runs") / f"sweep-{sweep.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "sweep", name=sweep.name)  # new, empty, or this sweep's own folder (resumed)

@@ -1,7 +1,7 @@
 """Running many scenarios: one run per dask task, collected as they finish.
 
 :func:`run_task` is what a worker executes: run one scenario, write its folder atomically, write its
-row file, and return the row (plus the :class:`~lab.runner.RunResult` when asked). The row is written
+row file, and return the row (plus the :class:`~lab.core.runner.RunResult` when asked). The row is written
 by the worker, right after the run folder, so a run that has finished is never run again on resume,
 even if the client was interrupted before hearing about it.
 
@@ -34,11 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..errors import LabError
-from ..outputs import WriteError
-from ..results import write_json_atomic, write_text_atomic
-from ..scenario import Scenario
-from . import table
+from lab.core.errors import LabError
+from lab.core.outputs import WriteError
+from lab.core.results import write_json_atomic, write_text_atomic
+from lab.core.scenario import Scenario
+from lab.sweep import table
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +104,8 @@ def run_task(task: Task):
     ``files`` (``ship_files`` tasks only): the run folder as ``{relative path: bytes}``."""
     import tempfile
 
-    from ..results import write_run
-    from ..runner import run_scenario
+    from lab.core.results import write_run
+    from lab.core.runner import run_scenario
 
     started, t0 = time.time(), time.perf_counter()
     _event(task.events, task.session, "start", task.run_id)
@@ -113,7 +113,7 @@ def run_task(task: Task):
     try:
         result = run_scenario(task.scenario)
         if task.run_dir or task.ship_files:
-            from ..provenance import collect
+            from lab.core.provenance import collect
 
             prov = collect(task.command or None, started, time.perf_counter() - t0, run_id=task.run_id)
             if task.ship_files:
@@ -139,8 +139,8 @@ def run_task(task: Task):
 
 def folder_files(folder: Path, kind: str) -> dict[str, bytes]:
     """Every file under ``folder`` as ``{relative posix path: bytes}``, without the lab's marker (the
-    client's own :class:`lab.outputs.Output` writes that)."""
-    from ..outputs import marker_path
+    client's own :class:`lab.core.outputs.Output` writes that)."""
+    from lab.core.outputs import marker_path
 
     marker = marker_path(folder, kind)
     return {p.relative_to(folder).as_posix(): p.read_bytes()
@@ -149,9 +149,9 @@ def folder_files(folder: Path, kind: str) -> dict[str, bytes]:
 
 def land(task: Task, row: dict, files: dict[str, bytes] | None) -> None:
     """Client side of a ``ship_files`` task: write the returned run folder to ``task.run_dir`` (one
-    atomic replace, as :func:`lab.results.write_run` does on a worker), then the row file (last: a
+    atomic replace, as :func:`lab.core.results.write_run` does on a worker), then the row file (last: a
     row on disk means the run is complete), then the event line."""
-    from ..outputs import prepare
+    from lab.core.outputs import prepare
 
     if files is not None and task.run_dir:
         def build(tmp: Path) -> None:
@@ -171,7 +171,7 @@ def _warm_up() -> None:
     keep the runs' own warnings (a diverged run) out of the terminal: the rows carry them."""
     import warnings
 
-    from .. import runner  # noqa: F401
+    from lab.core import runner  # noqa: F401
 
     warnings.filterwarnings("ignore")
     logging.getLogger("lab").setLevel(logging.ERROR)
@@ -264,7 +264,7 @@ class Executor:
         from distributed import Client, LocalCluster
 
         if self.scheduler:
-            from ..errors import LabError
+            from lab.core.errors import LabError
 
             try:
                 self.client = Client(self.scheduler, timeout="10s")
@@ -360,11 +360,11 @@ def _status_counts(rows: dict) -> dict:
 
 def _remove_partials(runs: Path) -> None:
     """A worker killed while writing leaves its private temporary run folder (the write protocol,
-    :mod:`lab.writes`); its pid is gone, so it is debris. Older versions' ``.<run>.*.partial`` too
+    :mod:`lab.core.writes`); its pid is gone, so it is debris. Older versions' ``.<run>.*.partial`` too
     (no other process writes here: the sweep's folder is locked)."""
     import shutil
 
-    from ..writes import clean_stale
+    from lab.core.writes import clean_stale
 
     if runs.is_dir():
         clean_stale(runs)
@@ -400,10 +400,10 @@ def run_sweep(sweep, specs, scenarios, out, workers: int | None = None, schedule
               retry_failed: bool = False, progress: bool | None = None, command: list[str] | None = None) -> int:
     """Run the runs not yet finished in ``out``; returns the exit code (0, 1 if a run failed, 130).
 
-    ``out``: a folder, checked by :func:`lab.outputs.prepare` (new, empty, or this sweep's own folder,
+    ``out``: a folder, checked by :func:`lab.core.outputs.prepare` (new, empty, or this sweep's own folder,
     which is resumed), or an already prepared Output. Writes provenance.json beside the tables.
-    Holds the folder's lock (:mod:`lab.writes`) throughout: a second process is refused at once."""
-    from ..outputs import Output, prepare
+    Holds the folder's lock (:mod:`lab.core.writes`) throughout: a second process is refused at once."""
+    from lab.core.outputs import Output, prepare
 
     started = time.time()
     output = out if isinstance(out, Output) else prepare(out, "sweep", name=sweep.name)
@@ -441,8 +441,8 @@ def same_definition(out: Path, sweep, where: str) -> None:
 
 
 def _run_sweep(sweep, specs, scenarios, output, started, workers, scheduler, retry_failed, progress, command) -> int:
-    from ..outputs import KINDS, writing
-    from ..provenance import collect
+    from lab.core.outputs import KINDS, writing
+    from lab.core.provenance import collect
 
     out = Path(output.path).resolve()
     same_definition(out, sweep, output.where)
@@ -508,7 +508,7 @@ def _stop_on_write_failure(out: Path, rows: dict, ids: list, sweep, specs, outpu
     """The file system refused a write (no space): the sweep stops with one error line. The tables are
     rebuilt from the rows on disk if they still can be; if not, they are removed, so no table stays
     that disagrees with the rows (a resume rebuilds them). Every finished run's row is kept."""
-    from ..outputs import reason
+    from lab.core.outputs import reason
 
     done = [rows[i] for i in ids if i in rows]
     try:
@@ -542,7 +542,7 @@ def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Pat
     axis_keys = [a.key for a in sweep.axes]
 
     def save() -> None:
-        from ..outputs import writing
+        from lab.core.outputs import writing
 
         with writing(where):
             table.write_tables(out, [rows[i] for i in ids if i in rows], axis_keys)

@@ -1,6 +1,6 @@
 """Rows of a sweep: one JSON file per finished run, gathered into ``results.parquet`` and ``results.csv``.
 
-The row files are the record of truth (each written by the write protocol, :mod:`lab.writes`, when
+The row files are the record of truth (each written by the write protocol, :mod:`lab.core.writes`, when
 its run ends); the two tables are rebuilt from them the same way (private temporary + rename), so a
 reader never sees half a table. A row file that is not a row (damaged: random bytes, ``null``, a
 list, another run's row) counts as missing: its run is run again and the file rewritten.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import writes
+from lab.core import writes
 
 log = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ dataclass is also the hook (like a force law):
     after the run: the trial's own metrics (``drag.*``, ``climb.*``) from the recorded series and
     whatever the trial's controller logged.
 ``headline``
-    the metrics that say what happened (:class:`lab.views.Headline`: key, what it is read against);
+    the metrics that say what happened (:class:`lab.core.views.Headline`: key, what it is read against);
     ``lab run`` prints them first.
 ``views()``
-    the trial's own plots (:class:`lab.views.View`), written beside the robot's and the generic ones.
+    the trial's own plots (:class:`lab.core.views.View`), written beside the robot's and the generic ones.
 
 Runtime values a trial needs between hooks (the start COM) live in the closure ``stop_condition``
 returns, so the parameters stay immutable and the same scenario gives the same run.
@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from typing import Callable, ClassVar
 
-from ..fields import Validated
-from ..registry import Registry
+from lab.core.fields import Validated
+from lab.core.registry import Registry
 
 CHECK_EVERY = 50  # steps between stop-condition evaluations (50 ms at 1 ms: a trial ends within that)
 
-TRIALS: Registry[type] = Registry("trial")  # the built-ins are listed in lab.plugins
+TRIALS: Registry[type] = Registry("trial")  # the built-ins are listed in lab.core.plugins
 
 
 def register_trial(name: str):
@@ -46,7 +46,7 @@ class Trial(Validated):
     """Default hooks: no bodies, no stop condition, no metrics."""
 
     bodies: ClassVar[tuple[str, ...]] = ()
-    headline: ClassVar[tuple] = ()  # lab.views.Headline, printed first by `lab run`
+    headline: ClassVar[tuple] = ()  # lab.core.views.Headline, printed first by `lab run`
 
     def setup(self, sim) -> None:
         pass
@@ -58,7 +58,7 @@ class Trial(Validated):
         return {}
 
     def views(self) -> tuple:
-        """The trial's own plots (:class:`lab.views.View`). Default: none."""
+        """The trial's own plots (:class:`lab.core.views.View`). Default: none."""
         return ()
 
     def validate_scenario(self, robot, controller, arena, sim) -> None:

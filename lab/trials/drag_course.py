@@ -22,11 +22,11 @@ from typing import Literal
 
 import numpy as np
 
-from ..analysis.onset import OnsetDetector, motion_onset
-from ..fields import choice, count, num, vector
-from ..robots.urdf import box_urdf
-from ..views import Headline
-from .base import CHECK_EVERY, Trial, register_trial
+from lab.analysis.onset import OnsetDetector, motion_onset
+from lab.core.fields import choice, count, num, vector
+from lab.robots.urdf import box_urdf
+from lab.core.views import Headline
+from lab.trials.base import CHECK_EVERY, Trial, register_trial
 
 STOP_MARGIN_M = 0.02  # the run goes this far past the course's end, so the recorded series (sampled on
 # another cadence than the stop check) always holds the whole course

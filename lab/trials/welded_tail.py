@@ -19,9 +19,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..fields import choice
-from ..views import Headline
-from .base import Trial, register_trial
+from lab.core.fields import choice
+from lab.core.views import Headline
+from lab.trials.base import Trial, register_trial
 
 
 @register_trial("welded_tail")

@@ -16,7 +16,7 @@ from conftest import snapshot
 
 HOLD = """
 import sys, time
-from lab.writes import lock
+from lab.core.writes import lock
 with lock(sys.argv[1], "test"):
     print("held", flush=True)
     time.sleep(float(sys.argv[2]))

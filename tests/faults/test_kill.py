@@ -14,11 +14,11 @@ from conftest import snapshot
 
 # Patches that kill the child at a chosen moment of writing a run folder.
 IN_BUILD = """
-import lab.results
-lab.results.timeseries_csv = lambda series: KILL()   # mid-build: scenario.toml written, the rest not
+import lab.core.results
+lab.core.results.timeseries_csv = lambda series: KILL()   # mid-build: scenario.toml written, the rest not
 """
 MID_MOVE = """
-import os, lab.outputs
+import os, lab.core.outputs
 _real, _n = os.replace, [0]
 def _replace(a, b, *k, **kw):
     if ".lab-partial" in str(a):
@@ -26,7 +26,7 @@ def _replace(a, b, *k, **kw):
         if _n[0] == 3:   # two files moved in, the rest still in the temporary
             KILL()
     return _real(a, b, *k, **kw)
-lab.outputs.os.replace = _replace
+lab.core.outputs.os.replace = _replace
 """
 
 
@@ -80,13 +80,13 @@ def test_sigkill_during_regress_record_then_record_again(tmp_path, capsys):
     suite = tmp_path / "s.toml"
     suite.write_text('name = "s"\n[[run]]\nscenario = "snake_serpenoid"\nduration = 0.1\n')
     code = """
-import lab.outputs
-_real = lab.outputs._write_marker
+import lab.core.outputs
+_real = lab.core.outputs._write_marker
 def _marker(folder, kind, files, extra=None):
     if kind == "regress":
         KILL()
     return _real(folder, kind, files, extra)
-lab.outputs._write_marker = _marker
+lab.core.outputs._write_marker = _marker
 """
     out = tmp_path / "base"
     res = killed_in(code, "regress", "record", suite, "--out", out)

@@ -12,7 +12,7 @@ from _helpers import LAB, ROOT, env, inproc, ok, one_error, wait_for
 from conftest import snapshot
 
 import lab
-from lab.errors import LabError
+from lab.core.errors import LabError
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from lab.contacts import N_W, P_W, Col
+from lab.core.contacts import N_W, P_W, Col
 from lab.forces.base import Wrench
 from lab.forces.cleats import BoundCleats, belt_coordinate
 

@@ -1,14 +1,14 @@
-"""Numpy oracle of lab/controllers/climbing.py's compiled contact summary."""
+"""Numpy oracle of lab/papers/hu2013_tracked/controllers.py's compiled contact summary."""
 
 import numpy as np
 
-from lab.contacts import F_T, P_W, Col
-from lab.controllers.climbing import (A_POINT, B_POINT, EDGE_POINT, GUIDE_POINT, STEP_MIN, SUMMARY_LEN, TOP_BAND,
+from lab.core.contacts import F_T, P_W, Col
+from lab.papers.hu2013_tracked.controllers import (A_POINT, B_POINT, EDGE_POINT, GUIDE_POINT, STEP_MIN, SUMMARY_LEN, TOP_BAND,
                                       TOP_POINT, TRACK_STEP_Z, Summary)
 
 
 def contact_summary(cs: np.ndarray, belt_mask: np.ndarray, l_guide: int, fx: float, fy: float) -> np.ndarray:
-    """The climb controller's contact summary (lab.controllers.climbing.Summary) in vectorised numpy."""
+    """The climb controller's contact summary (lab.papers.hu2013_tracked.controllers.Summary) in vectorised numpy."""
     out = np.full(SUMMARY_LEN, np.nan)
     out[Summary.STEP] = 0.0
     out[Summary.EDGE_FN] = out[Summary.EDGE_FT] = 0.0

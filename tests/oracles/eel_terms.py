@@ -74,7 +74,7 @@ def reduced_terms(ni, x):
         K_Dt f_Dt + K_Dn f_Dn = u_n l P M_p [Σf_Dt; Σf_Dn] − l S K f_Dt + l C K f_Dn,
 
     and S V S + C V C = V ∘ cos(Φ_i − Φ_j), S V C − C V S = V ∘ sin(Φ_i − Φ_j).
-    ``tests/test_eel_models.py`` checks this against :func:`reduced_terms_reference` and the compiled loop."""
+    ``tests/papers/zhang2018_eel/test_eel_models.py`` checks this against :func:`reduced_terms_reference` and the compiled loop."""
     P_ = ni.p
     n = ni.n
     m, l, un = P_.m, P_.l, P_.u_n

@@ -1,8 +1,8 @@
-"""Numpy oracles of lab/kernels.py: the snapshot's energies, the ledger's powers, the contact rows."""
+"""Numpy oracles of lab/core/kernels.py: the snapshot's energies, the ledger's powers, the contact rows."""
 
 import numpy as np
 
-from lab.contacts import F_T, N_COLS, N_W, P_W, Col, Raw
+from lab.core.contacts import F_T, N_COLS, N_W, P_W, Col, Raw
 
 
 def energies(v_W, w_W, R_WB, mass, I_diag):
@@ -24,7 +24,7 @@ def joint_power2(tau, qd_pre, qd_post):
 
 
 def contact_rows(raw):
-    """Contact rows (lab.contacts.Col) from PyBullet's points packed as lab.contacts.Raw."""
+    """Contact rows (lab.core.contacts.Col) from PyBullet's points packed as lab.core.contacts.Raw."""
     n = raw[:, Raw.NX:Raw.NZ + 1]
     d1, d2 = raw[:, Raw.D1X:Raw.D1Z + 1], raw[:, Raw.D2X:Raw.D2Z + 1]
     big = np.abs(n[:, 2]) > 0.7071067811865476

@@ -10,6 +10,6 @@ partial feedback linearisation, reproduced on the engine (what is where: README.
 - :mod:`.checks`        the ``nonholonomic_models``, ``pfl_tracking`` and ``pfl_engine`` checks
 
 Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the head-tracking PFL
-controller (lab.controllers.head_tracking_pfl, which evaluates :mod:`.model`), the head-tracking trial
-(lab.trials.head_tracking); scenarios/snake_head_tracking.toml.
+controller (lab.papers.guo2015_wheeled.controllers, which evaluates :mod:`.model`), the head-tracking trial
+(lab.papers.guo2015_wheeled.trials); scenarios/snake_head_tracking.toml.
 """

@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from ...checks import Figure, check
-from ...tolerances import tol
+from lab.checks import Figure, check
+from lab.core.tolerances import tol
 
 NS = (4, 9, 15)
 N_STATES = 12  # random admissible states per n
@@ -43,8 +43,8 @@ def _rel(a, b) -> float:
 @check("nonholonomic_models")
 def nonholonomic_models(overrides) -> dict[str, Figure]:
     """unified closed form vs numerical construction vs constrained E–L, n = 4, 9, 15: q̈ and PFL torques ≤ 1e-9 relative"""
-    from . import model as gw
-    from .params import Guo2015Params
+    from lab.papers.guo2015_wheeled import model as gw
+    from lab.papers.guo2015_wheeled.params import Guo2015Params
 
     rng = np.random.default_rng(2015)
     worst = {"numeric": 0.0, "el_kkt": 0.0, "el_nullspace": 0.0, "torque": 0.0}
@@ -87,8 +87,8 @@ def nonholonomic_models(overrides) -> dict[str, Figure]:
 @check("pfl_tracking")
 def pfl_tracking(overrides) -> dict[str, Figure]:
     """PFL on the unified model, Table 1, 60 s: head RMS over t ≥ 20 s ≤ 1 mm; φ periodic with the reference's period; the eq. 18 plant's trajectory equal to it"""
-    from . import model as gw
-    from . import study
+    from lab.papers.guo2015_wheeled import model as gw
+    from lab.papers.guo2015_wheeled import study
 
     sc = study.load(overrides)
     p = study.model_params(sc)
@@ -141,7 +141,7 @@ def p_end(sc) -> float:
 @check("pfl_engine")
 def pfl_engine(overrides) -> dict[str, Figure]:
     """engine vs unified model under the same PFL, Table 1, 60 s: head RMS (t ≥ 20 s, and 50–60 s), per-joint torque RMS and torque shape (36–60 s), the wheels' friction use"""
-    from . import study
+    from lab.papers.guo2015_wheeled import study
 
     sc = study.load(overrides)
     eng, result, logs = study.engine_run(sc)
@@ -178,7 +178,7 @@ def pfl_engine(overrides) -> dict[str, Figure]:
     figs["pfl.late_head_rms_error_m"] = Figure.at_most(
         late_e, tol("guo.engine_late_head_rms_m"),
         f"engine, over 50–60 s, after the shared start transient (e^(−0.101 t)) has decayed: the step's own "
-        f"floor (first order in dt, lab/tolerances.py); the model's {late_m * 1e3:.4f} mm")
+        f"floor (first order in dt, lab/core/tolerances.py); the model's {late_m * 1e3:.4f} mm")
     # the friction the wheels use where the model needs the most lateral force (the first steps)
     fu = study.friction_use(sc, 0.3)
     figs["wheels.lateral_over_normal_max"] = Figure.at_most(

@@ -45,7 +45,7 @@ i.e. v̇ = (a v_1 − b v_2)(−v_2, v_1) + Y u with a, b of eq. 16: the (2n−1
 Slips in the printed closed forms
 ---------------------------------
 ``SLIPS`` lists them (equation, printed, corrected, evidence); each is also noted where the code uses
-the corrected form. ``tests/test_guo2015_models.py`` shows, for each slip that can be evaluated, that
+the corrected form. ``tests/papers/guo2015_wheeled/test_guo2015_models.py`` shows, for each slip that can be evaluated, that
 the printed form disagrees with the numerical construction and the E–L model and the corrected one
 agrees to rounding.
 """
@@ -60,7 +60,7 @@ from typing import Callable, NamedTuple
 
 import numpy as np
 
-from .params import Guo2015Params
+from lab.papers.guo2015_wheeled.params import Guo2015Params
 
 
 class Slip(NamedTuple):

@@ -59,7 +59,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...fields import Validated, count, info, num, vector
+from lab.core.fields import Validated, count, info, num, vector
 
 # Table 1 (and §5.3 for the reference), verbatim.
 PAPER = dict(n=9, m=0.5, l=0.04, k_p=1.0, k_d=10.0, ref_vx=-0.1, ref_amp=0.2, ref_period=24.0,

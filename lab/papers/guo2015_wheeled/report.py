@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report import Row, SectionResult, section
+from lab.report import Row, SectionResult, section
 
 SCENARIO = "snake_head_tracking"
 QUICK_DURATION_S = 6.0
@@ -31,7 +31,7 @@ def _phi_colors(n):
 def fig_head(eng, mod, p):
     import matplotlib.pyplot as plt
 
-    from . import model as gw
+    from lab.papers.guo2015_wheeled import model as gw
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.0), gridspec_kw={"width_ratios": [1.6, 1]})
     t_ref = np.linspace(0.0, mod.t[-1], 600)
@@ -99,7 +99,7 @@ def fig_torque_rms(rms: dict, win=(36.0, 60.0)):
 def lateral_velocity_fd(series: dict, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(t, RMS over modules) of each module centre's lateral velocity by central differences of the
     recorded positions (the controller meters it exactly every step; a report run keeps only its series)."""
-    from ...robots.wheeled_snake import Layout
+    from lab.robots.wheeled_snake import Layout
 
     lay = Layout.default(n)
     t, xy, yaw = series["t"], series["xy"][:, lay.modules, :], series["yaw"][:, lay.modules]
@@ -135,7 +135,7 @@ def fig_wheels(mu_t, mu_req, mu_engine, slip_t, slip, rubber_t, rubber_slip):
 
 
 def slip_table() -> str:
-    from .model import slip_rows
+    from lab.papers.guo2015_wheeled.model import slip_rows
 
     lines = ["| equation | printed | corrected | evidence |", "|---|---|---|---|"]
     for eq, printed, corrected, evidence in slip_rows():
@@ -155,9 +155,9 @@ def torque_periodicity(sig, period: float, t0: float = 30.0, t1: float = 36.0) -
 @section("guo2015_wheeled", title="Passive-wheel snake: unified model, PFL head tracking, engine",
          paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot")
 def report_section(ctx) -> SectionResult:
-    from ...tolerances import tol
-    from . import study
-    from .checks import nonholonomic_models
+    from lab.core.tolerances import tol
+    from lab.papers.guo2015_wheeled import study
+    from lab.papers.guo2015_wheeled.checks import nonholonomic_models
 
     from concurrent.futures import ThreadPoolExecutor
 
@@ -264,10 +264,10 @@ def report_section(ctx) -> SectionResult:
             Row("per-joint torque shape over 36–60 s: engine vs model, normalised RMS error (nothing aligned)",
                 f"{shape.max():.1%}", "—", mark(shape.max() <= tol("guo.engine_torque_shape_nrmse")),
                 "per joint " + ", ".join(f"{x:.1%}" for x in shape)
-                + f"; tolerance {tol('guo.engine_torque_shape_nrmse'):.0%} (measured error × margin, lab/tolerances.py)"),
+                + f"; tolerance {tol('guo.engine_torque_shape_nrmse'):.0%} (measured error × margin, lab/core/tolerances.py)"),
             Row("head RMS error over 50–60 s (after the start transient): model / engine (pfl.late_head_rms_error_m)",
                 f"{late_m * 1e3:.3f} / {late_e * 1e3:.3f} mm", "—", mark(late_e <= tol("guo.engine_late_head_rms_m")),
-                f"the engine's floor is its step's: first order in dt (lab/tolerances.py, two step sizes); tolerance "
+                f"the engine's floor is its step's: first order in dt (lab/core/tolerances.py, two step sizes); tolerance "
                 f"{tol('guo.engine_late_head_rms_m') * 1e3:g} mm"),
             Row("eq. 18 (E–L projected on the head velocity) as its own plant vs the unified plant, 60 s: max head "
                 "distance / max |Δφ| / largest per-joint torque NRMSE (36–60 s)",

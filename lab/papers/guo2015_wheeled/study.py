@@ -20,11 +20,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ... import scenario as scn
-from ...controllers.head_tracking_pfl import wrap
-from ...robots.wheeled_snake import Layout
-from . import model as gw
-from .params import Guo2015Params
+from lab.core import scenario as scn
+from lab.papers.guo2015_wheeled.controllers import wrap
+from lab.robots.wheeled_snake import Layout
+from lab.papers.guo2015_wheeled import model as gw
+from lab.papers.guo2015_wheeled.params import Guo2015Params
 
 SCENARIO = "snake_head_tracking"
 
@@ -112,7 +112,7 @@ def from_run(result, label: str = "engine", wall_s: float = 0.0) -> Signals:
 
 def engine_run(sc) -> tuple[Signals, object, dict]:
     """The scenario on the engine, headless, in this process: (signals, RunResult, the controller's logs)."""
-    from ...runner import Simulation
+    from lab.core.runner import Simulation
 
     sim = Simulation(sc)
     try:
@@ -147,11 +147,11 @@ class FrictionUse:
 
 def friction_use(sc, t_end: float = 0.3) -> FrictionUse:
     """Run scenario ``sc`` on the engine for ``t_end`` and read, after every step, the wheels' contact
-    forces from the World's contact snapshot (lab.contacts: normal force and the friction force on the
+    forces from the World's contact snapshot (lab.core.contacts: normal force and the friction force on the
     robot, world frame); the lateral direction of module i is its y axis (the axle)."""
-    from ...contacts import F_T, Col
-    from ...errors import Diverged
-    from ...runner import Simulation
+    from lab.core.contacts import F_T, Col
+    from lab.core.errors import Diverged
+    from lab.core.runner import Simulation
 
     sim = Simulation(sc)
     w = sim.world
@@ -199,7 +199,7 @@ def model_run(sc, t_end: float | None = None, dt_out: float = 0.05, plant: str =
     p = model_params(sc)
     t_end = sc.sim.duration if t_end is None else t_end
     if plant == "wheels":
-        from .wheel_inertia import simulate_pfl, wheel_terms
+        from lab.papers.guo2015_wheeled.wheel_inertia import simulate_pfl, wheel_terms
 
         run = simulate_pfl(p, t_end, *wheel_terms(sc.robot), dt_out=dt_out, rtol=max(rtol, 1e-9),
                            atol=max(atol, 1e-11))

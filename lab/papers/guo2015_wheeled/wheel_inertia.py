@@ -23,8 +23,8 @@ import time
 
 import numpy as np
 
-from . import model as gw
-from .params import Guo2015Params
+from lab.papers.guo2015_wheeled import model as gw
+from lab.papers.guo2015_wheeled.params import Guo2015Params
 
 
 def wheel_terms(spec) -> tuple[float, float]:

@@ -11,5 +11,5 @@
 
 Importing this package registers nothing and loads no library module, so the library (the robot's
 ``climb_params``, the climb controller's drive limits) can import :mod:`.model` without a cycle;
-:mod:`lab.plugins` lists :mod:`.checks` and :mod:`.report`, which register themselves on the first lookup.
+:mod:`lab.core.plugins` lists :mod:`.checks` and :mod:`.report`, which register themselves on the first lookup.
 """

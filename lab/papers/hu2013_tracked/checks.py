@@ -37,12 +37,12 @@ import math
 
 import numpy as np
 
-from ... import scenario as scn
-from ...checks import Figure, check
-from ...runner import run_scenario
-from ...tolerances import tol
-from .climb_ledger import from_metrics, model_d_pe
-from .model import ClimbParams, climb, height_limit, max_height
+from lab.core import scenario as scn
+from lab.checks import Figure, check
+from lab.core.runner import run_scenario
+from lab.core.tolerances import tol
+from lab.papers.hu2013_tracked.climb_ledger import from_metrics, model_d_pe
+from lab.papers.hu2013_tracked.model import ClimbParams, climb, height_limit, max_height
 
 HEIGHTS = (0.05, 0.10, 0.15)
 ARM_SPEEDS = (0.5, 0.3)
@@ -213,7 +213,7 @@ def differential_run(mu_g: float, mu_w: float, overrides=()) -> dict:
 
 def differential_figures(ov) -> dict[str, Figure]:
     """Item 5 of the module doc: the stall law's sliding pull and flip threshold, engine against closed form."""
-    from .model.stall import stall_law
+    from lab.papers.hu2013_tracked.model.stall import stall_law
 
     figs: dict[str, Figure] = {}
     p = engine_scenario(DIFF_H, ov).robot.climb_params()

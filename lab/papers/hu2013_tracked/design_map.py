@@ -28,7 +28,7 @@ def outcome(metrics: dict) -> str:
 
 def sweep_runs() -> list[tuple[str, dict]]:
     """(run name, overrides) of every point of the design-map sweep, in sweep order."""
-    from ...sweep.definition import expand, load_sweep
+    from lab.sweep.definition import expand, load_sweep
 
     sw = load_sweep(SWEEP)
     out = []
@@ -63,7 +63,7 @@ def fig_design_map(data: list[tuple[float, float, float, str]], params):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .model.stall import stall_law
+    from lab.papers.hu2013_tracked.model.stall import stall_law
 
     mws = sorted({c[2] for c in data}) or [0.0]
     n = len(mws)
@@ -111,7 +111,7 @@ def fig_design_map(data: list[tuple[float, float, float, str]], params):
 def summary(data: list[tuple[float, float, float, str]], params) -> dict:
     """Counts per outcome, and how the engine's flips sit against the closed form's boundaries:
     flips below the sliding line, no flips above the sticking line, and the cells in between."""
-    from .model.stall import stall_law
+    from lab.papers.hu2013_tracked.model.stall import stall_law
 
     n = {o: 0 for o in OUTCOMES}
     agree = disagree = between = 0

@@ -42,8 +42,8 @@ def contact_mu(sc) -> tuple[float, float]:
 def model_values(sc) -> tuple[float, float]:
     """(stall force, flip requirement) of the closed forms for a scenario, NaN where they do not apply
     (a slope, a yaw, stairs, no step or one no higher than the pulley radius)."""
-    from ...arenas.step import Step
-    from .model.stall import stall_law
+    from lab.arenas.step import Step
+    from lab.papers.hu2013_tracked.model.stall import stall_law
 
     a = sc.arena
     p = sc.robot.climb_params()

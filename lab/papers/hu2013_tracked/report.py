@@ -15,8 +15,8 @@ import math
 
 import numpy as np
 
-from ...report import Row, SectionResult, section
-from . import design_map
+from lab.report import Row, SectionResult, section
+from lab.papers.hu2013_tracked import design_map
 
 SCENARIO = "tracked_step_climb"
 H_FIG8 = (0.05, 0.10, 0.15)
@@ -48,7 +48,7 @@ def _ov(h, w, la, quick, smooth=False):
 
 def engine_torque(result) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(t, motor torque at the shaft [eq. 11, 0.1 s average], phase-free mask of samples) of one run."""
-    from ...trials.step_climb import moving_average
+    from lab.papers.hu2013_tracked.trials import moving_average
 
     sc = result.scenario
     s = result.series
@@ -68,7 +68,7 @@ def _joint_names(sc) -> list[str]:
 
 
 def model_curve(sc):
-    from .model import climb
+    from lab.papers.hu2013_tracked.model import climb
 
     p = sc.robot.climb_params()
     h = sc.arena.step_height
@@ -111,7 +111,7 @@ def fig_torque(runs: dict, keys: list[tuple[str, str]], title: str, p_max: float
 def fig_peak_vs_height(runs: dict, la: float, w: float, heights):
     import matplotlib.pyplot as plt
 
-    from .model import ClimbParams, climb
+    from lab.papers.hu2013_tracked.model import ClimbParams, climb
 
     p = ClimbParams(arm_length=la)
     fig, ax = plt.subplots(figsize=(8, 4.2))
@@ -176,7 +176,7 @@ def ladder_max(ok: dict[float, bool]) -> float:
 
 def smooth_rows(runs: dict, quick: bool) -> list:
     """The smooth belt's height limit (robot.cleats = false; θ̇ = 0.5 rad/s, l_a = 0.3 m)."""
-    from ...report import Row
+    from lab.report import Row
 
     if quick:
         return []
@@ -204,7 +204,7 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
         ax.plot(np.degrees(th[keep]), tm[keep] * 1e3, "-", color=col, lw=1.0,
                 label=f"engine {label} (climb work {w_e * 1e3:.2f} mN·m·rad)")
         if mod is not None:
-            from .checks import model_window
+            from lab.papers.hu2013_tracked.checks import model_window
 
             ax.plot(np.degrees(mod.path.theta[: mod.n]), mod.motor_torque * 1e3, "--", color=col, lw=1.6,
                     label=f"model {label} (climb work {model_window(mod)[0] * 1e3:.2f})")
@@ -221,8 +221,8 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
          paper="Hu, Ma, Li, Wang, Wang 2013, screw-theory obstacle negotiation of a reconfigurable "
                "wheel-manipulator robot, High Technology Letters")
 def hu2013_section(ctx) -> SectionResult:
-    from .model import ClimbParams, climb, height_limit, max_height
-    from .stability import critical_slope, stability_region
+    from lab.papers.hu2013_tracked.model import ClimbParams, climb, height_limit, max_height
+    from lab.papers.hu2013_tracked.stability import critical_slope, stability_region
 
     def climb_peak(params, h):
         return climb(params, h, 0.5).peak_climb_torque
@@ -331,8 +331,8 @@ def hu2013_section(ctx) -> SectionResult:
         "climbs beyond the paper's experimental 0.17 m.",
     ]
     if not quick:
-        from .checks import model_window
-        from .model import differential_stall
+        from lab.papers.hu2013_tracked.checks import model_window
+        from lab.papers.hu2013_tracked.model import differential_stall
 
         slips = ", ".join(f"{runs[run_name(h, 0.5, 0.30)].metrics.get('climb.edge_slip_m', float('nan')) * 100:.1f}"
                           for h in H_FIG8)
@@ -341,7 +341,7 @@ def hu2013_section(ctx) -> SectionResult:
             return w_e / model_window(climb(p, h, 0.5))[0] - 1
 
         works = ", ".join(f"{work_rel(h):+.0%}" for h in H_FIG8)
-        from .climb_ledger import from_metrics, model_d_pe
+        from lab.papers.hu2013_tracked.climb_ledger import from_metrics, model_d_pe
 
         leds = {h: from_metrics(runs[run_name(h, 0.5, 0.30)].metrics) for h in H_FIG8}
         ok_leds = {h: led for h, led in leds.items() if led is not None}
@@ -349,7 +349,7 @@ def hu2013_section(ctx) -> SectionResult:
         splits = "; ".join(f"h = {h:g} m: {led.work:.2f} J = {led.d_pe:.2f} + {led.d_ke:.2f} + {led.dissipated:.2f} J"
                            for h, led in ok_leds.items()) or "—"
         pe_ratios = ", ".join(f"{led.d_pe / model_d_pe(climb(p, h, 0.5)):.2f}" for h, led in ok_leds.items()) or "—"
-        from .model.stall import stall_law
+        from lab.papers.hu2013_tracked.model.stall import stall_law
 
         law = stall_law(p, mu0, mu0)
         W = (p.m_body + p.m_arm) * p.gravity

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...analysis.stability import force_angle, support_margins
-from .model import ClimbParams, R_world_step, climb_path, forward_distance, gravity_S
+from lab.analysis.stability import force_angle, support_margins
+from lab.papers.hu2013_tracked.model import ClimbParams, R_world_step, climb_path, forward_distance, gravity_S
 
 
 def climb_support_points(path, alpha: float, beta: float, n: int | None = None) -> dict[str, np.ndarray]:

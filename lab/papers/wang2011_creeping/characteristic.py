@@ -19,9 +19,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ...analysis.onset import motion_onset
-from ...tolerances import tol
-from .analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
+from lab.analysis.onset import motion_onset
+from lab.core.tolerances import tol
+from lab.papers.wang2011_creeping.analysis.wave import coupling_gain_series, levelled_at, time_to_reach, window_state
 
 SCENARIO = "snake_passive_creeping"
 GAINS = (0.1, 0.2, 0.3, 0.45, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0, 5.0)  # N·m/rad, frozen K·∫
@@ -183,8 +183,8 @@ TREND_WORDS = {"rising": "still rising", "peaked": "passed its peak, falling", "
 # ------------------------------------------------------------------ reachability (E_ref × ω)
 def reach_points() -> tuple[list[dict], dict]:
     """The sweep file's grid points and its fixed overrides (scenarios/sweeps/wang2011_creeping_reachability.toml)."""
-    from ... import scenario as scn
-    from ...sweep.definition import load_sweep, points
+    from lab.core import scenario as scn
+    from lab.sweep.definition import load_sweep, points
 
     sw = load_sweep(Path(scn.SCENARIO_DIR) / "sweeps" / REACH_SWEEP)
     return points(sw), dict(sw.fixed)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ... import scenario as scn
-from ...runner import run_scenario
-from ...tolerances import tol
-from ...checks import Figure, check
+from lab.core import scenario as scn
+from lab.core.runner import run_scenario
+from lab.core.tolerances import tol
+from lab.checks import Figure, check
 
 
 @check("energy_balance")

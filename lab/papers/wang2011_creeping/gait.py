@@ -1,5 +1,5 @@
 """The passive-creeping gait analyses of Wang 2011, run on a scenario that asks for them
-(``analyses = ["creeping_gait"]``, see :mod:`lab.analyses`): the creeping paper's scenarios
+(``analyses = ["creeping_gait"]``, see :mod:`lab.analysis.registry`): the creeping paper's scenarios
 (snake_passive_creeping, snake_serpenoid, snake_drag) do.
 
 - rhythm onset and period from the joint torques' recurrence (eq. 16): ``time.rhythmic_s``,
@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...analyses import register_analysis
-from ...analysis.recurrence import rhythm_metrics
-from .analysis.energy import eta2_interpretations
-from .analysis.turning import turning_metrics
+from lab.analysis.registry import register_analysis
+from lab.analysis.recurrence import rhythm_metrics
+from lab.papers.wang2011_creeping.analysis.energy import eta2_interpretations
+from lab.papers.wang2011_creeping.analysis.turning import turning_metrics
 
 
 @register_analysis("creeping_gait")

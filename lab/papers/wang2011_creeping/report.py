@@ -17,9 +17,9 @@ import math
 
 import numpy as np
 
-from ...report import Row, SectionResult, section
-from ...tolerances import tol
-from .analysis.energy import ETA2_NOTE
+from lab.report import Row, SectionResult, section
+from lab.core.tolerances import tol
+from lab.papers.wang2011_creeping.analysis.energy import ETA2_NOTE
 
 SCENARIO = "snake_passive_creeping"
 # (E_ref [J], mu_n, mu_t): Fig 7's start-up case first, then two more of the paper's combinations.
@@ -39,7 +39,7 @@ def run_name(triple) -> str:
 
 def _overrides(triple, quick: bool) -> dict:
     E, mn, mt = triple
-    from .characteristic import LONG_DURATION_S
+    from lab.papers.wang2011_creeping.characteristic import LONG_DURATION_S
 
     return {"controller.E_ref": E, "friction.mu_n": mn, "friction.mu_t": mt,
             "sim.duration": QUICK_DURATION_S if quick else LONG_DURATION_S}
@@ -74,7 +74,7 @@ def fig_startup(ctx, result):
     """Fig 5 counterpart: module paths with body snapshots, and joint angles against time."""
     import matplotlib.pyplot as plt
 
-    from ...analysis.plots import trajectories
+    from lab.analysis.plots import trajectories
 
     s = result.series
     t, xy = s["t"], s["xy"]
@@ -101,8 +101,8 @@ def fig_energy(results: dict, char: dict, reach: list, emax: dict | None = None)
     speed against the gain; (d) the E_ref × ω reachability map."""
     import matplotlib.pyplot as plt
 
-    from .analysis.energy import plot_energy_tracking
-    from .characteristic import plot_characteristic, plot_reach
+    from lab.papers.wang2011_creeping.analysis.energy import plot_energy_tracking
+    from lab.papers.wang2011_creeping.characteristic import plot_characteristic, plot_reach
 
     fig, ((ax, bx), (cx, dx)) = plt.subplots(2, 2, figsize=(14, 10))
     runs = [results[run_name(t)] for t in TRIPLES]
@@ -123,7 +123,7 @@ def fig_energy(results: dict, char: dict, reach: list, emax: dict | None = None)
 def energy_rows(results: dict, char: dict) -> list[Row]:
     """Fig 7 rows run long: reached or not, time to reach, and the E_max of the frozen-gain
     characteristic that explains it."""
-    from .characteristic import long_record
+    from lab.papers.wang2011_creeping.characteristic import long_record
 
     rows = []
     rel = tol("creeping.reach_rel")
@@ -175,10 +175,10 @@ def onset_rows(result, char: dict) -> list[Row]:
     """Onset of rhythmic motion from the joint-torque recurrence (eq. 16) over the first STARTUP_S
     of the E_ref = 1 J run (Fig 5's ~7 s is read off a figure), and what sets it: the COM
     starts moving once the integral has built the coupling gain up, at ≈ K·E_ref·t while E ≈ 0."""
-    from ...analysis.onset import motion_onset
-    from ...analysis.recurrence import rhythm_metrics
-    from .analysis.wave import coupling_gain_series
-    from .characteristic import ONSET
+    from lab.analysis.onset import motion_onset
+    from lab.analysis.recurrence import rhythm_metrics
+    from lab.papers.wang2011_creeping.analysis.wave import coupling_gain_series
+    from lab.papers.wang2011_creeping.characteristic import ONSET
 
     cut = head_of(result.series, STARTUP_S)
     t_on = rhythm_metrics(cut)["time.rhythmic_s"] if len(cut["t"]) >= 8 else float("nan")
@@ -241,7 +241,7 @@ def balance_row(results: dict) -> Row:
 
 def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad: list | None = None) -> str:
     """The section's explanation of Fig 7 with the measured numbers."""
-    from .characteristic import char_table, reach_table
+    from lab.papers.wang2011_creeping.characteristic import char_table, reach_table
 
     if not char:
         return "*Why E stops short of E_ref*: the frozen-gain characteristic is not run in quick mode."
@@ -283,8 +283,8 @@ def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad:
 @section("wang2011_creeping", title="Passive creeping: start-up and energy regulation",
          paper="Wang et al. 2011, energy-based passive creeping control, Acta Automatica Sinica")
 def report_section(ctx) -> SectionResult:
-    from . import characteristic as ch
-    from . import studies as more
+    from lab.papers.wang2011_creeping import characteristic as ch
+    from lab.papers.wang2011_creeping import studies as more
 
     base = [(run_name(tr), SCENARIO, _overrides(tr, ctx.quick)) for tr in TRIPLES]
     extra = (ch.char_runs(TRIPLES, ctx.quick) + ch.omega_runs(TRIPLES[0], ctx.quick) + ch.reach_runs(ctx.quick)

@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from ...report import Row
+from lab.report import Row
 
 # ------------------------------------------------------------------ turning (Fig 8)
-from .turning import PHI_T, SETTINGS, law_figures, plot_turns, turn_record  # noqa: E402
-from ...tolerances import tol  # noqa: E402
+from lab.papers.wang2011_creeping.turning import PHI_T, SETTINGS, law_figures, plot_turns, turn_record  # noqa: E402
+from lab.core.tolerances import tol  # noqa: E402
 
 
 def turn_name(phi: float) -> str:
@@ -54,8 +54,8 @@ def turn_section(results: dict, ctx) -> tuple[list, list[Row]]:
 
 
 # ------------------------------------------------------------------ surfaces (Table 2)
-from .surfaces import CONTROLLERS as SURF_CONTROLLERS  # noqa: E402
-from .surfaces import SURFACES, table_markdown  # noqa: E402
+from lab.papers.wang2011_creeping.surfaces import CONTROLLERS as SURF_CONTROLLERS  # noqa: E402
+from lab.papers.wang2011_creeping.surfaces import SURFACES, table_markdown  # noqa: E402
 
 
 def surf_name(surface, scen: str) -> str:
@@ -96,7 +96,7 @@ def surface_table(results: dict) -> tuple[str, list[Row]]:
 def recurrence_figure(result, ctx):
     import matplotlib.pyplot as plt
 
-    from ...analysis.recurrence import plot_recurrence
+    from lab.analysis.recurrence import plot_recurrence
 
     fig, ax = plt.subplots(figsize=(6.5, 6))
     plot_recurrence(ax, result.series, title="Recurrence plot of the joint torques (eq. 16, ε = 0.08), cf. Fig 6")
@@ -152,7 +152,7 @@ def drag_runs(quick: bool) -> list[tuple]:
 def gain_at_onset(result) -> float:
     """Passive creeping's coupling gain K·∫(E_ref − E)dt when the COM started moving (NaN for other
     controllers or without onset): the gain this load needed."""
-    from .analysis.wave import coupling_gain_series
+    from lab.papers.wang2011_creeping.analysis.wave import coupling_gain_series
 
     c, m = result.scenario.controller, result.metrics
     t_on = m.get("drag.onset_s")

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ... import scenario as scn
-from ...runner import run_scenario
-from .analysis.energy import eta2_interpretations
+from lab.core import scenario as scn
+from lab.core.runner import run_scenario
+from lab.papers.wang2011_creeping.analysis.energy import eta2_interpretations
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,11 @@ import math
 
 import numpy as np
 
-from ... import scenario as scn
-from ...checks import Figure, check
-from ...runner import run_scenario
-from ...tolerances import tol
-from .analysis.turning import fit_circle, fit_window, plot_turning
+from lab.core import scenario as scn
+from lab.checks import Figure, check
+from lab.core.runner import run_scenario
+from lab.core.tolerances import tol
+from lab.papers.wang2011_creeping.analysis.turning import fit_circle, fit_window, plot_turning
 
 PHI_T = (-0.2, -0.1, -0.05, 0.05, 0.1, 0.2)
 SETTINGS = {"controller.E_ref": 0.7, "friction.mu_n": 0.5, "friction.mu_t": 0.01,

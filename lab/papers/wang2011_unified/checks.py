@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...checks import Figure, check
-from ...tolerances import tol
+from lab.checks import Figure, check
+from lab.core.tolerances import tol
 
 JOINTS = ("tau4", "tau5", "tau6", "tau7")  # the paper's τ⁴ … τ⁷ = lab joints 0 … 3 (tail → head)
 
@@ -41,7 +41,7 @@ def _fmt(a) -> str:
 
 
 def _common(c, sc, case: str, figs: dict) -> None:
-    from . import study
+    from lab.papers.wang2011_unified import study
 
     run = c.run
     p_pap = c.p_paper
@@ -112,7 +112,7 @@ def _paper_and_runs(c, case: str, figs: dict) -> None:
 @check("unified_manipulation")
 def unified_manipulation(overrides) -> dict[str, Figure]:
     """welded tail, three periods: unified vs Newton–Euler (the paper's comparison) to rounding; engine vs model as separate runs (mean and normalised RMS error per joint); the at-state identity as a sanity row"""
-    from . import study
+    from lab.papers.wang2011_unified import study
 
     sc = study.load("manipulation", overrides)
     run = study.engine_run(sc, "manipulation")
@@ -153,7 +153,7 @@ def unified_manipulation(overrides) -> dict[str, Figure]:
 @check("unified_locomotion")
 def unified_locomotion(overrides) -> dict[str, Figure]:
     """free base, three periods: unified vs Newton–Euler (at states, and each integrated as its own plant); engine vs model as separate runs (mean and normalised RMS error per joint, tail displacement); the at-state identity as a sanity row"""
-    from . import study
+    from lab.papers.wang2011_unified import study
 
     sc = study.load("locomotion", overrides)
     run = study.engine_run(sc, "locomotion")

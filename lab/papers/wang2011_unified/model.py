@@ -59,7 +59,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .params import Wang2011Params, lab_base_from_paper, paper_base_from_lab
+from lab.papers.wang2011_unified.params import Wang2011Params, lab_base_from_paper, paper_base_from_lab
 
 # ------------------------------------------------------------------------------------------------
 # screw algebra, twists ordered (ω; v) as in the paper (ξ₃ = [0, 0, 1, 0, 0, 0]ᵀ is a revolute joint)

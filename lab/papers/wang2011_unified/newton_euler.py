@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .params import Wang2011Params
+from lab.papers.wang2011_unified.params import Wang2011Params
 
 
 def _cross(a, b):

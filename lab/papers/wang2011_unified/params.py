@@ -72,7 +72,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ...fields import Validated, count, num
+from lab.core.fields import Validated, count, num
 
 # Table D1, verbatim (n′ = n − 2 real modules).
 TABLE_D1 = dict(n_modules=5, L=0.08, m=0.5, I=0.016, alpha=0.4, omega=1.0, beta=0.5 * math.pi, gamma=0.0,

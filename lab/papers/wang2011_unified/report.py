@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from ...report import Row, SectionResult, section
+from lab.report import Row, SectionResult, section
 
 SLIP_SPEEDS = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7)  # the model's study (Table D1), two periods each
 # engine, first W seconds (the welded case's insensitivity is the model's to show: its engine torques match the
@@ -73,7 +73,7 @@ def fig_tail_tracks(c):
 def fig_manipulation(c):
     import matplotlib.pyplot as plt
 
-    from .model import kinematics
+    from lab.papers.wang2011_unified.model import kinematics
 
     fig, ax = plt.subplots(figsize=(8, 5))
     run = c.run
@@ -106,7 +106,7 @@ def fig_manipulation(c):
 
 
 def gait_of_run(c):
-    from .study import gait_of
+    from lab.papers.wang2011_unified.study import gait_of
 
     cp = c.extra["controller"]
     return gait_of(cp)(c.run.q.shape[1])
@@ -185,7 +185,7 @@ def fig_slip(study_cases, points, comps):
 
 
 def error_rows(loco, manip, quick: bool) -> list[Row]:
-    from ...tolerances import tol
+    from lab.core.tolerances import tol
 
     def mark(v, name):
         if quick:
@@ -205,7 +205,7 @@ def error_rows(loco, manip, quick: bool) -> list[Row]:
                       if case == "locomotion" else ""))
 
     def runs_row(c, case):
-        from .checks import RUNS_TOL
+        from lab.papers.wang2011_unified.checks import RUNS_TOL
 
         k_mean, k_nrmse = RUNS_TOL[case]
         mean, nrmse = c.runs_error()
@@ -334,8 +334,8 @@ def engine_slip_table(points) -> str:
 def report_section(ctx) -> SectionResult:
     import time
 
-    from .params import INERTIA_CHECK
-    from . import study
+    from lab.papers.wang2011_unified.params import INERTIA_CHECK
+    from lab.papers.wang2011_unified import study
 
     quick = ctx.quick
     ov = [f"sim.duration={QUICK['duration']}"] if quick else []

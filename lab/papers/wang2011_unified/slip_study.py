@@ -32,8 +32,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .model import Locomotion, manipulation, mean_abs_torque
-from .params import Wang2011Params
+from lab.papers.wang2011_unified.model import Locomotion, manipulation, mean_abs_torque
+from lab.papers.wang2011_unified.params import Wang2011Params
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@
 
 Why the engine's applied torque is compared at the state it was computed from
 -----------------------------------------------------------------------------
-Bullet's step is semi-implicit Euler: with the snapshot s_k at t_k (lab.state), the controller's
+Bullet's step is semi-implicit Euler: with the snapshot s_k at t_k (lab.core.state), the controller's
 τ_k and the friction F_k(s_k) are held over [t_k, t_k + dt], and the generalised velocities become
 u_{k+1} = u_k + dt·M(x_k)⁻¹(τ_k + J(x_k)ᵀF_k − C(x_k, u_k)). So τ_k is *exactly* the inverse dynamics
 M(x_k) a_k + C(x_k, u_k) − J(x_k)ᵀF_k with a_k = (u_{k+1} − u_k)/dt, the forward difference. The model's
@@ -31,9 +31,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ... import scenario as scn
-from .params import Wang2011Params, paper_base_from_lab
-from .model import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
+from lab.core import scenario as scn
+from lab.papers.wang2011_unified.params import Wang2011Params, paper_base_from_lab
+from lab.papers.wang2011_unified.model import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
                     mean_abs_torque)
 
 SCENARIOS = {"locomotion": "snake_unified_locomotion", "manipulation": "snake_unified_manipulation"}
@@ -132,19 +132,19 @@ class EngineRun:
 def start_on_gait(sim, sc) -> None:
     """Put the joints on the scenario's gait at t = 0 (angles and rates) with the base at rest: the
     model's initial state (the paper's base point and yaw at rest). The runner starts every run
-    straight and at rest; this is the model's start, set through :meth:`lab.world.World.reset_state`."""
+    straight and at rest; this is the model's start, set through :meth:`lab.core.world.World.reset_state`."""
     w = sim.world
     q0, qd0, _ = gait_of(sc.controller)(w.n_joints)(0.0)
     w.reset_state(q=q0, qd=qd0, v_W=(0.0, 0.0, 0.0), w_W=(0.0, 0.0, 0.0))
 
 
 def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) -> EngineRun:
-    """Run scenario ``sc`` on the engine with the runner's own step, :meth:`lab.runner.Simulation.step`
+    """Run scenario ``sc`` on the engine with the runner's own step, :meth:`lab.core.runner.Simulation.step`
     (controller → friction → apply → step → read → ledger), sampling every ``every`` steps (default:
     ``sim.record_every``) and the last step, whose snapshot is at t_end − dt. The sampled torque is the
     one that step applied (``Simulation.last_tau``): the controller is called once per step."""
-    from ...errors import Diverged
-    from ...runner import Simulation
+    from lab.core.errors import Diverged
+    from lab.core.runner import Simulation
 
     every = int(every or sc.sim.record_every)
     n_steps = sc.sim.n_steps
@@ -321,7 +321,7 @@ def newton_euler_comparison(p: Wang2011Params, sc, case: str, t: np.ndarray, tau
     """The paper's comparison: the unified model's torques (``tau_unified``, its own run on the gait at
     ``t``) against the Newton–Euler model's at the same states; Σ|τ_u − τ_NE| / Σ|τ_NE| per joint.
     ``own``: the locomotion run (its x, ẋ, ẍ); manipulation: the gait with the tail at its weld."""
-    from . import newton_euler as ne
+    from lab.papers.wang2011_unified import newton_euler as ne
 
     if case == "manipulation":
         q, qd, qdd = gait_of(sc.controller)(p.n_joints)(t)
@@ -360,7 +360,7 @@ def compare(sc, run: EngineRun, ne_plant: bool = True) -> Comparison:
         extra["ne_rel"] = newton_euler_comparison(pe, sc, "locomotion", t, tau_m, lm)
         extra["ne_rel_paper"] = newton_euler_comparison(pp, sc, "locomotion", t, tau_mp, lp)
         if ne_plant and len(t) > 1:  # the Newton–Euler equations integrated as their own plant
-            from . import newton_euler as ne
+            from lab.papers.wang2011_unified import newton_euler as ne
 
             nr = ne.simulate(pe, gait_of(sc.controller)(pe.n_joints), t, ne.tail_start(sc))
             extra["ne_plant_track_max_m"] = float(np.linalg.norm(nr.tail_W - track_m, axis=1).max())
@@ -380,7 +380,7 @@ def inverse_dynamics_counterpart(sc, run: EngineRun, rows) -> np.ndarray:
     at (q, q̇, q̈) of the given rows, minus the friction forces of the scenario's law at that state mapped
     through the link COM Jacobians (``calculateJacobian``): τ = ID(q, q̇, q̈) − Σ_i J_iᵀ F_i. Returns
     (len(rows), J)."""
-    from ...world import World
+    from lab.core.world import World
 
     w = World(dt=sc.sim.dt, gravity=sc.sim.gravity)
     try:
@@ -477,7 +477,7 @@ def case_comparison(case: str, overrides=None) -> Comparison:
 
 def model_slip_case(v_s: float, periods: float, inertia: str = "paper", n_samples: int = 2001):
     """The model study's :func:`~lab.papers.wang2011_unified.slip_study.run_case` at v_s (Table D1, or the engine's I)."""
-    from .slip_study import run_case
+    from lab.papers.wang2011_unified.slip_study import run_case
 
     p = Wang2011Params(v_s=float(v_s))
     if inertia == "engine":

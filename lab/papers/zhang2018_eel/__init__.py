@@ -7,5 +7,5 @@
 - :mod:`.checks`   the ``eel_models`` and ``eel_engine`` checks
 
 Reusable parts it uses: the eel robot, the hydrodynamics law, the eel feedback-linearisation
-controller (lab.controllers.eel_fl, which evaluates :mod:`.model.noninertial`); scenarios/eel_forward_turn.toml.
+controller (lab.papers.zhang2018_eel.controllers, which evaluates :mod:`.model.noninertial`); scenarios/eel_forward_turn.toml.
 """

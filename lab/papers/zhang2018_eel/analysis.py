@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .model.params import EelParams
+from lab.papers.zhang2018_eel.model.params import EelParams
 
 
 @dataclass
@@ -114,9 +114,9 @@ def hydro_law(sc):
 def run_model(kind: str, params: EelParams, ctrl_params, t_end: float, t_eval: np.ndarray, rtol: float = 1e-6,
               atol: float = 1e-6) -> EelSignals:
     """Simulate the 'exact' or 'noninertial' model under the eel controller from the zero state."""
-    from ...controllers.eel_fl import EelFeedbackLinearization
-    from .model.exact import ExactModel
-    from .model.noninertial import NonInertialModel
+    from lab.papers.zhang2018_eel.controllers import EelFeedbackLinearization
+    from lab.papers.zhang2018_eel.model.exact import ExactModel
+    from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel
 
     cls = {"exact": ExactModel, "noninertial": NonInertialModel}[kind]
     model = cls(params, EelFeedbackLinearization(ctrl_params))

@@ -16,15 +16,15 @@ sampled every ``sim.dt · record_every``. Definitions in :func:`lab.papers.zhang
 
 from __future__ import annotations
 
-from ...tolerances import tol
-from ...checks import Figure, check
+from lab.core.tolerances import tol
+from lab.checks import Figure, check
 
 
 @check("eel_models")
 def eel_models(overrides) -> dict[str, Figure]:
     """non-inertial vs exact eel model over eq. 39's schedule: relative differences ≤ 1e-4 (Zhang 2018 Figs 2–7)"""
-    from .analysis import compare
-    from . import study as trial
+    from lab.papers.zhang2018_eel.analysis import compare
+    from lab.papers.zhang2018_eel import study as trial
 
     sc = trial.load(overrides)
     import numpy as np
@@ -62,9 +62,9 @@ def link_decay(sc, v0_B, w0: float, duration: float = 1.0):
     body-frame velocity ``v0_B`` (along, across) and spin ``w0``; returns t, v_along, v_across, ω_z."""
     import numpy as np
 
-    from ...forces.base import bind
-    from ...world import World
-    from .analysis import hydro_law
+    from lab.forces.base import bind
+    from lab.core.world import World
+    from lab.papers.zhang2018_eel.analysis import hydro_law
 
     law = bind(hydro_law(sc), sc.robot, sc.arena)
     world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, arena=sc.arena)
@@ -89,8 +89,8 @@ def hydro_decay(overrides) -> dict[str, Figure]:
     """one eel link in still water: its speed across and along and its spin decay as the closed forms of the law say (Zhang 2018, eqs. 22, 24, 27)"""
     import numpy as np
 
-    from . import study as trial
-    from .analysis import hydro_law
+    from lab.papers.zhang2018_eel import study as trial
+    from lab.papers.zhang2018_eel.analysis import hydro_law
 
     sc = trial.load(overrides)
     law = hydro_law(sc)
@@ -116,8 +116,8 @@ def hydro_decay(overrides) -> dict[str, Figure]:
 @check("eel_engine")
 def eel_engine(overrides) -> dict[str, Figure]:
     """engine vs exact eel model over eq. 39's schedule: heading RMS, CM path, velocities and joint-torque NRMSE within measured bars"""
-    from .analysis import compare
-    from . import study as trial
+    from lab.papers.zhang2018_eel.analysis import compare
+    from lab.papers.zhang2018_eel import study as trial
 
     sc = trial.load(overrides)
     eng, result = trial.engine_run(sc)

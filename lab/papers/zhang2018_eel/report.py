@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...report import Row, SectionResult, section
+from lab.report import Row, SectionResult, section
 
 SCENARIO = "eel_forward_turn"
 QUICK_DURATION_S = 12.0
@@ -111,7 +111,7 @@ def fig_all_torques(sigs):
 
 
 def agreement_rows(c_models: dict, c_engine: dict, quick: bool) -> list[Row]:
-    from ...tolerances import tol
+    from lab.core.tolerances import tol
 
     def mark(v, name):
         return "pass" if v <= tol(name) else "warn"
@@ -178,7 +178,7 @@ def diagnostic_rows(rows: list[dict]) -> list[Row]:
 
 
 def discrepancy_table() -> str:
-    from .model.params import discrepancy_rows
+    from lab.papers.zhang2018_eel.model.params import discrepancy_rows
 
     lines = ["| coefficient | printed formula (§3.1) | its value | §4.2 number (used) "
              "| expression matching the number |",
@@ -191,8 +191,8 @@ def discrepancy_table() -> str:
 @section("zhang2018_eel", title="Eel robot underwater: exact vs non-inertial model vs engine",
          paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame")
 def report_section(ctx) -> SectionResult:
-    from .analysis import compare, from_engine_series
-    from . import study as trial
+    from lab.papers.zhang2018_eel.analysis import compare, from_engine_series
+    from lab.papers.zhang2018_eel import study as trial
 
     duration = QUICK_DURATION_S if ctx.quick else None
     overrides = {} if duration is None else {"sim.duration": duration}
@@ -246,7 +246,7 @@ def report_section(ctx) -> SectionResult:
         "",
         "**Added mass.** u_n = 0.5522 kg is as large as a link's own mass (0.5531 kg). Applied as a force with the "
         "previous step's acceleration it feeds back with gain −u_n/m ≈ −1 (rings; at 2u_n it diverges — "
-        "tests/test_hydrodynamics.py). The engine links therefore carry u_n in their mass and λ1 in their yaw "
+        "tests/library/test_hydrodynamics.py). The engine links therefore carry u_n in their mass and λ1 in their yaw "
         "inertia, solved implicitly by the engine, and the law only removes the tangential share with a lagged "
         "correction whose gain u_n/(m+u_n) < 1 is stable for any u_n.",
         "",

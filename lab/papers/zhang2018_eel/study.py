@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from ... import scenario as scn
-from .analysis import EelSignals, compare, from_engine_series, hydro_law, model_params_from_scenario, run_model
+from lab.core import scenario as scn
+from lab.papers.zhang2018_eel.analysis import EelSignals, compare, from_engine_series, hydro_law, model_params_from_scenario, run_model
 
 SCENARIO = "eel_forward_turn"
 
@@ -36,7 +36,7 @@ def load(overrides=None):
 
 def engine_run(sc) -> tuple[EelSignals, object]:
     """Run the scenario on the engine; returns (signals, RunResult)."""
-    from ...runner import Simulation
+    from lab.core.runner import Simulation
 
     sim = Simulation(sc)
     try:

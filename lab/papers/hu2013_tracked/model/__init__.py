@@ -16,13 +16,13 @@ it and it imports nothing back. The generic SE(3)/product-of-exponentials algebr
 - :mod:`.drive`       the single motor's planetary split and what its stalled flip needs
 """
 
-from .chain import (Chain, PerimeterJoint, R_world_step, climb_chain, flip_chain, gravity_S, top_chain,
+from lab.papers.hu2013_tracked.model.chain import (Chain, PerimeterJoint, R_world_step, climb_chain, flip_chain, gravity_S, top_chain,
                     trig_climb_pose, trig_closure)
-from .climb_path import ClimbPath, PathSample, climb_path
-from .drive import differential_stall, riser_belt_capacity
-from .dynamics import ClimbResult, climb, forward_distance, max_height
-from .geometry import Perimeter, polygon_moments, rounded_triangle_moments, rounded_triangle_polygon
-from .params import ClimbParams, DriveLimits, height_limit
+from lab.papers.hu2013_tracked.model.climb_path import ClimbPath, PathSample, climb_path
+from lab.papers.hu2013_tracked.model.drive import differential_stall, riser_belt_capacity
+from lab.papers.hu2013_tracked.model.dynamics import ClimbResult, climb, forward_distance, max_height
+from lab.papers.hu2013_tracked.model.geometry import Perimeter, polygon_moments, rounded_triangle_moments, rounded_triangle_polygon
+from lab.papers.hu2013_tracked.model.params import ClimbParams, DriveLimits, height_limit
 
 __all__ = ["ClimbParams", "DriveLimits", "height_limit", "Perimeter", "polygon_moments", "rounded_triangle_polygon",
            "rounded_triangle_moments", "Chain", "PerimeterJoint", "R_world_step", "gravity_S", "climb_chain",

@@ -42,9 +42,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ....analysis.se3 import Link, PoeChain, ScrewJoint, rot_x, rot_z, twist_prismatic, twist_revolute
-from .geometry import Perimeter
-from .params import ClimbParams
+from lab.analysis.se3 import Link, PoeChain, ScrewJoint, rot_x, rot_z, twist_prismatic, twist_revolute
+from lab.papers.hu2013_tracked.model.geometry import Perimeter
+from lab.papers.hu2013_tracked.model.params import ClimbParams
 
 
 def R_world_step(alpha: float, beta: float) -> np.ndarray:

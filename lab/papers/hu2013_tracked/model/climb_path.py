@@ -28,9 +28,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .chain import Chain, climb_chain, flip_chain, top_chain
-from .geometry import Perimeter
-from .params import ClimbParams
+from lab.papers.hu2013_tracked.model.chain import Chain, climb_chain, flip_chain, top_chain
+from lab.papers.hu2013_tracked.model.geometry import Perimeter
+from lab.papers.hu2013_tracked.model.params import ClimbParams
 
 
 class PathSample(NamedTuple):

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import math
 
-from .chain import flip_chain
-from .climb_path import climb_path
-from .dynamics import climb
-from .params import ClimbParams, DriveLimits
+from lab.papers.hu2013_tracked.model.chain import flip_chain
+from lab.papers.hu2013_tracked.model.climb_path import climb_path
+from lab.papers.hu2013_tracked.model.dynamics import climb
+from lab.papers.hu2013_tracked.model.params import ClimbParams, DriveLimits
 
 
 def differential_stall(p: ClimbParams = ClimbParams(), mu: float = 0.8) -> dict[str, float]:

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .chain import climb_chain, flip_chain, gravity_S
-from .climb_path import ClimbPath, climb_path
-from .params import ClimbParams
+from lab.papers.hu2013_tracked.model.chain import climb_chain, flip_chain, gravity_S
+from lab.papers.hu2013_tracked.model.climb_path import ClimbPath, climb_path
+from lab.papers.hu2013_tracked.model.params import ClimbParams
 
 
 @dataclass

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .geometry import TWO_PI, rounded_triangle_moments
+from lab.papers.hu2013_tracked.model.geometry import TWO_PI, rounded_triangle_moments
 
 STEEL_DENSITY = 7850.0
 

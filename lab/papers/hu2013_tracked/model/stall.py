@@ -59,7 +59,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .params import ClimbParams
+from lab.papers.hu2013_tracked.model.params import ClimbParams
 
 
 @dataclass(frozen=True)

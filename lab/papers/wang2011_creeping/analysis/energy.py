@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ....metrics import second_half
+from lab.core.metrics import second_half
 
 # Table 1: m = 0.5 kg, I = 0.00027 kg·m². η2 = 0.25 needs E_R/E_T = 3, i.e. ⟨ω²⟩/⟨v²⟩ = 3 m / I.
 PAPER_MASS = 0.5
@@ -69,7 +69,7 @@ def _velocities(series: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def eta2_interpretations(series: dict) -> dict:
     """Labelled interpretations, averaged over the second half (links of equal mass assumed, as in
-    :func:`lab.metrics.run_metrics`):
+    :func:`lab.core.metrics.run_metrics`):
 
     ``energy.eta2_com``  *interpretation*, not eq. 11: share of the kinetic energy in the translation of
         the robot's COM, ½ M |V_com|² / E (König split), computed as (N |V_com|² / Σ|v_i|²) · E_T / E.

@@ -21,7 +21,7 @@ the torque balance
 with M_e,i = m I + u_n n_i n_iᵀ, and the CM equation Σ r_i = 0 (eq. 20: n m p̈ = Σ f). Since
 [l S K; eᵀ] is the transpose of ∂X/∂(θ, p), the assembled system is M(q) q̈ = Q − h with
 M = diag(J+λ1, 0, 0) + Jᵀ M_e J symmetric — the Lagrangian mass matrix of T = Σ ½ m|v_i|² +
-½ u_n (n_i·v_i)² + ½ (J+λ1) θ̇_i², which ``tests/test_eel_models.py`` checks against a loop-based
+½ u_n (n_i·v_i)² + ½ (J+λ1) θ̇_i², which ``tests/papers/zhang2018_eel/test_eel_models.py`` checks against a loop-based
 forward kinematics differentiated numerically. The velocity terms are Kelasidi's, not Lagrange's: the
 Munk moment of the ideal-fluid added mass is absent (DESIGN.md: such added mass is not energy
 conserving; it is a channel of its own in any energy balance).
@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .params import EelParams
+from lab.papers.zhang2018_eel.model.params import EelParams
 
 
 @dataclass
@@ -61,7 +61,7 @@ class ModelRun:
 
 class ExactModel:
     """Kelasidi 2014 / Zhang 2018 eqs. 20–21 as a ``solve_ivp`` system. ``controller`` is any object with
-    ``model_torque(t, phi, phid, M, h) -> u`` (e.g. :class:`lab.controllers.eel_fl.EelFeedbackLinearization`),
+    ``model_torque(t, phi, phid, M, h) -> u`` (e.g. :class:`lab.papers.zhang2018_eel.controllers.EelFeedbackLinearization`),
     or None for u = 0."""
 
     name = "exact"

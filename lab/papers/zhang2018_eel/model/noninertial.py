@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import simulate
-from .params import EelParams
+from lab.papers.zhang2018_eel.model.exact import simulate
+from lab.papers.zhang2018_eel.model.params import EelParams
 
 
 class NonInertialModel:
@@ -148,7 +148,7 @@ def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct
 
     and S V S + C V C = V ∘ cos(Φ_i − Φ_j), S V C − C V S = V ∘ sin(Φ_i − Φ_j); cos and sin of
     Φ_i − Φ_j come from the angle-difference identities, M_p is inverted in closed form. Written in the
-    array operations numba compiles (:func:`_terms_kernel`); ``tests/test_eel_models.py`` compares it
+    array operations numba compiles (:func:`_terms_kernel`); ``tests/papers/zhang2018_eel/test_eel_models.py`` compares it
     with the vectorised form and the full eq. 33 matrices of ``tests/oracles/eel_terms.py`` on random
     states. Debug it uncompiled with ``NUMBA_DISABLE_JIT=1``."""
     phi = x[: n - 1]
@@ -203,9 +203,9 @@ def terms_core(x, n, Bm, K, KT, V, Wc, m, l, un, J, lam1, lam2, lam3, ct, cn, ct
 
 
 def _terms_kernel():
-    """The compiled :func:`terms_core` (the lab's numba settings, :func:`lab.kernels.compiled`); the same
-    loop uncompiled where lab.kernels compiles nothing."""
-    from .... import kernels
+    """The compiled :func:`terms_core` (the lab's numba settings, :func:`lab.core.kernels.compiled`); the same
+    loop uncompiled where lab.core.kernels compiles nothing."""
+    from lab.core import kernels
 
     return kernels.compiled(terms_core) or terms_core
 

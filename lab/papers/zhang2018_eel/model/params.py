@@ -18,7 +18,7 @@ paper's 1-based numbering. Hence, index for index,
     q_j = −φ_{j+1},   q̇_j = −φ̇_{j+1},   τ_j (engine joint torque) = −u_{j+1}
 
 (the same power: u·φ̇ = τ·q̇). :func:`phi_from_q` and :func:`tau_from_u` are the only places this
-mapping is written; ``tests/test_eel_models.py`` and ``tests/test_hydrodynamics.py`` check it (the
+mapping is written; ``tests/papers/zhang2018_eel/test_eel_models.py`` and ``tests/library/test_hydrodynamics.py`` check it (the
 latter against the engine's URDF geometry).
 
 Where the paper's formulas and numbers disagree (§3.1 vs §4.2)
@@ -45,7 +45,7 @@ and l = 0.0626 m (values in :data:`DISCREPANCIES`, reproduced by :func:`formula_
   m and J from the robot's geometry so that engine and models share one parameter set.
 
 Typos in the model equations themselves are noted where the models are written (eel_exact.py,
-eel_noninertial.py, lab/controllers/eel_fl.py).
+eel_noninertial.py, lab/papers/zhang2018_eel/controllers.py).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ....fields import Validated, count, num, vector
+from lab.core.fields import Validated, count, num, vector
 
 # Paper §4.2, verbatim.
 PAPER = dict(n=9, l=0.0626, R=0.0375, C_M=1.0, C_f=0.03, C_D=2.0, C_a=1.0, lambda1=7.1905e-4, lambda2=0.0015,

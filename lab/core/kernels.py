@@ -1,0 +1,268 @@
+"""The one place a kernel is compiled with the lab's numba settings, and the step ledger's arithmetic.
+
+Why compiled loops: on a 10-link robot the lab's own per-step cost was the *count* of small-array
+numpy calls (~0.5–1 µs each, ~80 of them a step), not arithmetic. So each hot law is written once, as
+a plain loop over the links that :func:`compiled` turns into one machine-code call, and that loop sits
+in the law's own module (the Coulomb law in :mod:`lab.forces.friction`, the cleats in
+:mod:`lab.forces.cleats`, the hydrodynamics in :mod:`lab.forces.hydrodynamics`, the gaits and the climb's
+contact summary in their controllers). The vectorised numpy formulas the loops are checked against live
+in ``tests/oracles/`` (the tests compare the two on random states).
+
+Compiled with ``cache=True`` and without ``fastmath`` (IEEE semantics, so a loop differs from its
+numpy oracle only by the rounding of a different evaluation order). First use compiles each loop
+(~3 s for all of them on this machine); later processes load them from numba's cache.
+Debugging without the compiler: ``NUMBA_DISABLE_JIT=1`` runs every loop as the plain Python it is
+written in (same results, slower; breakpoints and prints work inside).
+
+What stays here is the step's own arithmetic, shared by every run whatever its laws: the contact
+snapshot's rows (``World._read_contacts``; their columns are named in :mod:`lab.core.contacts`), the
+kinetic energies of the snapshot (:meth:`lab.core.state.RobotState.energies`) and the energy ledger's
+powers (:mod:`lab.core.recorder`). Conventions as in :mod:`lab.core.state`: arrays per link (0 = tail), world frame W,
+R_WB body → world.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from lab.core.contacts import N_COLS, Col, Raw
+
+COMPILED: bool = not numba.config.DISABLE_JIT
+"""Whether the loops run as machine code in this process (False under ``NUMBA_DISABLE_JIT=1``)."""
+BACKEND = "numba" if COMPILED else "plain Python (NUMBA_DISABLE_JIT=1)"
+
+_LOOPS: dict = {}
+
+
+def compiled(loops):
+    """``loops`` (a law's plain-loop kernel, in the law's own module) compiled with the lab's numba
+    settings: ``cache=True``, no fastmath, ``nogil``. Compiled lazily on first call, once per process
+    (the same function gives the same dispatcher); under ``NUMBA_DISABLE_JIT=1`` the function itself."""
+    if loops not in _LOOPS:
+        _LOOPS[loops] = numba.njit(cache=True, fastmath=False, nogil=True)(loops)
+    return _LOOPS[loops]
+
+
+@compiled
+def energies(v_W, w_W, R_WB, mass, I_diag):
+    """(E_T, E_R): ½ Σ m|v|² and ½ Σ ω_Bᵀ I_B ω_B with ω_B = R_WBᵀ ω_W (Wang 2011, eqs. 8–10)."""
+    e_t = 0.0
+    e_r = 0.0
+    for i in range(v_W.shape[0]):
+        e_t += mass[i] * (v_W[i, 0] * v_W[i, 0] + v_W[i, 1] * v_W[i, 1] + v_W[i, 2] * v_W[i, 2])
+        for a in range(3):
+            wb = R_WB[i, 0, a] * w_W[i, 0] + R_WB[i, 1, a] * w_W[i, 1] + R_WB[i, 2, a] * w_W[i, 2]
+            e_r += I_diag[i, a] * wb * wb
+    return 0.5 * e_t, 0.5 * e_r
+
+
+@compiled
+def power2(F, v_pre, v_post):
+    """Σ F·(v + v₊): twice a force set's trapezoidal power over one step (lab.core.recorder)."""
+    p = 0.0
+    for i in range(F.shape[0]):
+        for a in range(3):
+            p += F[i, a] * (v_pre[i, a] + v_post[i, a])
+    return p
+
+
+@compiled
+def joint_power2(tau, qd_pre, qd_post):
+    """τ·(q̇ + q̇₊): twice the joints' trapezoidal power over one step."""
+    p = 0.0
+    for j in range(tau.shape[0]):
+        p += tau[j] * (qd_pre[j] + qd_post[j])
+    return p
+
+
+@compiled
+def contact_rows(raw):
+    """The World's contact snapshot rows (:class:`lab.core.contacts.Col`, k × 12) from PyBullet's points
+    packed as :class:`lab.core.contacts.Raw` (k × 17): the link counted from 0 = base, the friction summed
+    into one force on the robot, f1 dir1 + f2 dir2 signed by dir1 against btPlaneSpace1 of the reported
+    normal (lab.core.world.plane_space_dot, the scalar rule; why: World._read_contacts)."""
+    k = raw.shape[0]
+    out = np.empty((k, N_COLS))
+    for i in range(k):
+        nx, ny, nz = raw[i, Raw.NX], raw[i, Raw.NY], raw[i, Raw.NZ]
+        if abs(nz) > 0.7071067811865476:
+            dot = (-nz * raw[i, Raw.D1Y] + ny * raw[i, Raw.D1Z]) / math.sqrt(ny * ny + nz * nz)
+        else:
+            dot = (-ny * raw[i, Raw.D1X] + nx * raw[i, Raw.D1Y]) / math.sqrt(nx * nx + ny * ny)
+        sgn = 1.0 if dot >= 0.0 else -1.0
+        out[i, Col.LINK] = raw[i, Raw.LINK] + 1.0
+        for a in range(Col.BODY, Col.FN + 1):  # body, point, normal, normal force: as PyBullet's
+            out[i, a] = raw[i, a]
+        for a in range(3):
+            out[i, Col.FX + a] = sgn * (raw[i, Raw.F1] * raw[i, Raw.D1X + a] + raw[i, Raw.F2] * raw[i, Raw.D2X + a])
+    return out
+
+
+@compiled
+def contact_power2(contacts, p_pre, v_pre, w_pre, v_post, w_post):
+    """Σ F·(v + v₊) over contact rows (:class:`lab.core.contacts.Col`): twice the trapezoidal power of the
+    contact forces on the robot, v at each contact point from its link's COM velocity and spin, the
+    lever arm from the pre-step COM (lab.core.recorder.contact_power)."""
+    p = 0.0
+    for i in range(contacts.shape[0]):
+        L = int(contacts[i, Col.LINK])
+        rx = contacts[i, Col.PX] - p_pre[L, 0]
+        ry = contacts[i, Col.PY] - p_pre[L, 1]
+        rz = contacts[i, Col.PZ] - p_pre[L, 2]
+        wx = w_pre[L, 0] + w_post[L, 0]
+        wy = w_pre[L, 1] + w_post[L, 1]
+        wz = w_pre[L, 2] + w_post[L, 2]
+        vx = v_pre[L, 0] + v_post[L, 0] + wy * rz - wz * ry
+        vy = v_pre[L, 1] + v_post[L, 1] + wz * rx - wx * rz
+        vz = v_pre[L, 2] + v_post[L, 2] + wx * ry - wy * rx
+        fn = contacts[i, Col.FN]
+        p += ((contacts[i, Col.NX] * fn + contacts[i, Col.FX]) * vx
+              + (contacts[i, Col.NY] * fn + contacts[i, Col.FY]) * vy
+              + (contacts[i, Col.NZ] * fn + contacts[i, Col.FZ]) * vz)
+    return p
+
+
+REVOLUTE, PRISMATIC, FIXED = 0, 1, 4  # PyBullet's joint type numbers (JOINT_REVOLUTE, _PRISMATIC, _FIXED)
+
+
+@compiled
+def forward_kinematics(flat, R, tree, frames, qj):
+    """The snapshot's link rows from the base row and the joint states: one pass down the URDF tree.
+
+    ``flat`` (N, 13) rows [p_W, quat_W (xyzw), v_W, w_W] of each link's COM frame: row 0 (the base, as
+    the engine reports it) is read, rows 1… written; ``R`` (N, 3, 3) R_WB of each COM frame, all rows
+    written (row 0 from the base quaternion). ``qj`` (J, 2) the movable joints' [angle (or travel), rate]
+    as getJointStates gives them. Per link k ≥ 1 (engine link k − 1), ``tree[k]`` = [parent row, joint
+    type (REVOLUTE, PRISMATIC or FIXED), row of ``qj`` (−1: fixed)] and ``frames[k]`` = [axis_L (3): the
+    joint axis in the link frame, e_P (3): the pivot from the parent's COM in the parent's COM frame,
+    d_L (3): the COM from the pivot in the link frame, R_PJ (9, row-major): the joint frame's rotation in
+    the parent's COM frame] (packed so that a call passes five arrays: the dispatch costs per argument).
+    The link COM frame is the link frame (the World uses this pass only when every inertial frame is
+    unrotated). Rigid-body kinematics:
+
+        R_k = R_p R_PJ Rot(a, q),  p_k = p_p + R_p e_P + R_k d_L (+ a_W q, prismatic),
+        ω_k = ω_p + a_W q̇ (revolute),  v_k = v_p + ω_p × (p_k − p_p) + a_W q̇ × (p_k − pivot) (revolute)
+        or + a_W q̇ (prismatic),
+
+    what Bullet's btMultiBody::forwardKinematics and getLinkStates(computeForwardKinematics=1,
+    computeLinkVelocity=1) compute (tests/core/test_world.py compares them to 1e-12 on every robot); each
+    quaternion is taken from its matrix as btMatrix3x3::getRotation does, so its sign is Bullet's.
+    """
+    x, y, z, w = flat[0, 3], flat[0, 4], flat[0, 5], flat[0, 6]
+    _quat_to_matrix(x, y, z, w, R, 0)
+    RJ = np.empty((3, 3))
+    Q = np.empty((3, 3))
+    piv = np.empty(3)
+    aw = np.empty(3)
+    for k in range(1, flat.shape[0]):
+        p = tree[k, 0]
+        t = tree[k, 1]
+        jr = tree[k, 2]
+        qk = qj[jr, 0] if jr >= 0 else 0.0
+        qdk = qj[jr, 1] if jr >= 0 else 0.0
+        # joint frame in world: R_W J = R_p R_PJ; the pivot
+        for i in range(3):
+            for j in range(3):
+                RJ[i, j] = R[p, i, 0] * frames[k, 9 + j] + R[p, i, 1] * frames[k, 12 + j] + R[p, i, 2] * frames[k, 15 + j]
+        for i in range(3):
+            piv[i] = flat[p, i] + R[p, i, 0] * frames[k, 3] + R[p, i, 1] * frames[k, 4] + R[p, i, 2] * frames[k, 5]
+        ax, ay, az = frames[k, 0], frames[k, 1], frames[k, 2]
+        if t == REVOLUTE:  # Rodrigues: Rot(a, q) = cos q 1 + sin q [a]× + (1 − cos q) a aᵀ
+            c, s = math.cos(qk), math.sin(qk)
+            u = 1.0 - c
+            Q[0, 0] = c + u * ax * ax
+            Q[0, 1] = u * ax * ay - s * az
+            Q[0, 2] = u * ax * az + s * ay
+            Q[1, 0] = u * ay * ax + s * az
+            Q[1, 1] = c + u * ay * ay
+            Q[1, 2] = u * ay * az - s * ax
+            Q[2, 0] = u * az * ax - s * ay
+            Q[2, 1] = u * az * ay + s * ax
+            Q[2, 2] = c + u * az * az
+            for i in range(3):
+                for j in range(3):
+                    R[k, i, j] = RJ[i, 0] * Q[0, j] + RJ[i, 1] * Q[1, j] + RJ[i, 2] * Q[2, j]
+        else:
+            for i in range(3):
+                for j in range(3):
+                    R[k, i, j] = RJ[i, j]
+        for i in range(3):
+            aw[i] = R[k, i, 0] * ax + R[k, i, 1] * ay + R[k, i, 2] * az
+        for i in range(3):
+            flat[k, i] = piv[i] + R[k, i, 0] * frames[k, 6] + R[k, i, 1] * frames[k, 7] + R[k, i, 2] * frames[k, 8]
+            if t == PRISMATIC:
+                flat[k, i] += aw[i] * qk
+        rx, ry, rz = flat[k, 0] - flat[p, 0], flat[k, 1] - flat[p, 1], flat[k, 2] - flat[p, 2]
+        wx, wy, wz = flat[p, 10], flat[p, 11], flat[p, 12]
+        vx = flat[p, 7] + wy * rz - wz * ry
+        vy = flat[p, 8] + wz * rx - wx * rz
+        vz = flat[p, 9] + wx * ry - wy * rx
+        if t == REVOLUTE:
+            gx, gy, gz = aw[0] * qdk, aw[1] * qdk, aw[2] * qdk
+            sx, sy, sz = flat[k, 0] - piv[0], flat[k, 1] - piv[1], flat[k, 2] - piv[2]
+            vx += gy * sz - gz * sy
+            vy += gz * sx - gx * sz
+            vz += gx * sy - gy * sx
+            wx += gx
+            wy += gy
+            wz += gz
+        elif t == PRISMATIC:
+            vx += aw[0] * qdk
+            vy += aw[1] * qdk
+            vz += aw[2] * qdk
+        flat[k, 7], flat[k, 8], flat[k, 9] = vx, vy, vz
+        flat[k, 10], flat[k, 11], flat[k, 12] = wx, wy, wz
+        _matrix_to_quat(R, k, flat)
+
+
+@compiled
+def _quat_to_matrix(x, y, z, w, R, k):
+    """R[k] from the unit quaternion (x, y, z, w), as btMatrix3x3::setRotation."""
+    d = x * x + y * y + z * z + w * w
+    s = 2.0 / d
+    xs, ys, zs = x * s, y * s, z * s
+    wx, wy, wz = w * xs, w * ys, w * zs
+    xx, xy, xz = x * xs, x * ys, x * zs
+    yy, yz, zz = y * ys, y * zs, z * zs
+    R[k, 0, 0] = 1.0 - (yy + zz)
+    R[k, 0, 1] = xy - wz
+    R[k, 0, 2] = xz + wy
+    R[k, 1, 0] = xy + wz
+    R[k, 1, 1] = 1.0 - (xx + zz)
+    R[k, 1, 2] = yz - wx
+    R[k, 2, 0] = xz - wy
+    R[k, 2, 1] = yz + wx
+    R[k, 2, 2] = 1.0 - (xx + yy)
+
+
+@compiled
+def _matrix_to_quat(R, k, flat):
+    """flat[k, 3:7] = the quaternion (x, y, z, w) of R[k], as btMatrix3x3::getRotation (its sign too)."""
+    m = R[k]
+    trace = m[0, 0] + m[1, 1] + m[2, 2]
+    if trace > 0.0:
+        s = math.sqrt(trace + 1.0)
+        flat[k, 6] = 0.5 * s
+        s = 0.5 / s
+        flat[k, 3] = (m[2, 1] - m[1, 2]) * s
+        flat[k, 4] = (m[0, 2] - m[2, 0]) * s
+        flat[k, 5] = (m[1, 0] - m[0, 1]) * s
+    else:
+        if m[0, 0] < m[1, 1]:
+            i = 2 if m[1, 1] < m[2, 2] else 1
+        else:
+            i = 2 if m[0, 0] < m[2, 2] else 0
+        j = (i + 1) % 3
+        kk = (i + 2) % 3
+        s = math.sqrt(m[i, i] - m[j, j] - m[kk, kk] + 1.0)
+        flat[k, 3 + i] = 0.5 * s
+        s = 0.5 / s
+        flat[k, 6] = (m[kk, j] - m[j, kk]) * s
+        flat[k, 3 + j] = (m[j, i] + m[i, j]) * s
+        flat[k, 3 + kk] = (m[kk, i] + m[i, kk]) * s
+
+
+__all__ = ["BACKEND", "COMPILED", "compiled", "contact_power2", "contact_rows", "energies", "forward_kinematics", "joint_power2", "power2"]

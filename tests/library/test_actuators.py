@@ -1,0 +1,173 @@
+"""lab.actuators: the torque–speed line, by hand and in the engine against its closed forms."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lab.actuators import Motors, limit_torque, motor_at_joint, rpm, spin_up_speed, spin_up_speed_discrete
+from lab.core.tolerances import TOL
+from lab.core.world import World
+
+STALL, NO_LOAD = 0.5, 10.0  # N·m, rad/s at the joint
+
+
+def test_the_line_in_four_quadrants():
+    s, w0 = STALL, NO_LOAD
+    tau = np.array([+9.0, -9.0, +9.0, -9.0, +9.0, -9.0, +9.0, -9.0, 0.2, -0.2, 0.0])
+    qd = np.array([0.0, 0.0, 5.0, 5.0, -5.0, -5.0, 12.0, -12.0, 9.0, 9.0, 12.0])
+    out = limit_torque(tau, qd, s, w0)
+    np.testing.assert_allclose(out, [
+        +s, -s,              # at rest: ± stall torque (the URDF's effort)
+        s * 0.5, -s,         # turning forward at ω0/2: motoring on the line, braking up to stall
+        +s, -s * 0.5,        # turning backward: the mirror image
+        -0.2 * s, +0.2 * s,  # past the no-load speed the motor brakes whatever it is told: the line extended
+        s * 0.1, -0.2,       # a command inside the bounds passes unchanged only where it fits
+        -0.2 * s,            # commanding zero past ω0 still brakes (the back-EMF drives the current)
+    ], rtol=0, atol=1e-15)
+    # braking up to stall, and past 2 ω0 the back-EMF's braking exceeds it
+    assert limit_torque([-9.0], [15.0], s, w0)[0] == -s
+    assert limit_torque([-9.0], [30.0], s, w0)[0] == pytest.approx(-2 * s)
+    # per-joint lines and a joint without a motor (inf) passed through
+    out = limit_torque([3.0, 3.0, 3.0], [1.0, 1.0, 1.0], [1.0, 2.0, math.inf], [2.0, 4.0, math.inf])
+    np.testing.assert_allclose(out, [0.5, 1.5, 3.0])
+    m = Motors([1.0, math.inf], [2.0, math.inf])
+    lo, hi = m.bounds(np.array([1.0, 1.0]))
+    np.testing.assert_allclose(lo, [-1.0, -np.inf]) and np.testing.assert_allclose(hi, [0.5, np.inf])
+    np.testing.assert_allclose(m.limit(np.array([3.0, 3.0]), np.array([1.0, 1.0])), [0.5, 3.0])
+
+
+def test_the_one_step_cap_lands_on_the_no_load_speed():
+    """A stiff line (T = J ω0/τ_s = 0.2 ms < h = 1 ms): the torque is capped at J (ω0 − ω)/h, which
+    reaches ω0 in one explicit step, and past ω0 the braking stops on ω0, not beyond."""
+    J, h = 1e-5, 1e-3
+    m = Motors([STALL], [NO_LOAD], [J], h)
+    assert m.stiff()[0]
+    for w in (0.0, 4.0, 9.5, 12.0, 30.0):
+        tau = m.limit(np.array([1e3]), np.array([w]))[0]
+        assert w + h * tau / J == pytest.approx(NO_LOAD)  # one step lands on ω0 from either side
+    # full braking would reverse the light joint past −ω0 within the step: it lands on −ω0 instead
+    assert 4.0 + h * m.limit(np.array([-1e3]), np.array([4.0]))[0] / J == pytest.approx(-NO_LOAD)
+    # a soft line (T = 89 ms): the cap never acts, the line does
+    soft = Motors([STALL], [NO_LOAD], [0.0044], h)
+    assert not soft.stiff()[0]
+    for w in (4.0, 12.0):
+        assert soft.limit(np.array([1e3]), np.array([w]))[0] == limit_torque([1e3], [w], STALL, NO_LOAD)[0]
+    with pytest.raises(ValueError, match="one torque per joint"):
+        soft.limit(np.array([1.0, 1.0]), np.array([0.0, 0.0]))
+
+
+def test_motor_validation():
+    with pytest.raises(ValueError, match="stall_torque: must be > 0"):
+        Motors([0.0], [1.0])
+    with pytest.raises(ValueError, match="no_load_speed: must have one value per joint"):
+        Motors([1.0, 1.0], [1.0])
+    with pytest.raises(ValueError, match="gear_ratio: must be > 0"):
+        motor_at_joint(1.0, 1.0, 0.0)
+
+
+def test_hu2013_table1_through_the_gears():
+    """Hu 2013, Table 1: motor 18.8 mN·m, 3600 rpm; gearhead 144:1, motor → input wheel 5:1 (the
+    arm's output), sun → pulley 3:8 on top for the track. At the pulley of radius 25 mm the no-load
+    belt speed is 3.5 cm/s, beside the paper's 3 cm/s experiment; the arm's 0.52 rad/s beside its 0.3."""
+    arm = motor_at_joint(18.8e-3, rpm(3600), 144 * 5)
+    drive = motor_at_joint(18.8e-3, rpm(3600), 144 * 5 * 3 / 8)
+    assert arm == pytest.approx((13.536, 0.5235987756))
+    assert drive == pytest.approx((5.076, 1.3962634016))
+    assert 0.025 * drive[1] == pytest.approx(0.0349, abs=1e-4)
+    # the line's power peak τ_s ω0 / 4 is the motor's own: gears move power, they do not make it
+    assert arm[0] * arm[1] == pytest.approx(drive[0] * drive[1]) == pytest.approx(18.8e-3 * rpm(3600))
+
+
+# ---------------------------------------------------------------------------------------------- engine
+def rotor_urdf(m_base=2.0, r_base=0.2, m_rotor=1.0, r_rotor=0.1) -> tuple[str, float]:
+    """A disc (base) and a disc (rotor) on one continuous joint along their shared z axis, both COMs on
+    the axis; returns the URDF and the reduced inertia J_b J_r / (J_b + J_r) the joint sees with the
+    base free (no gravity: the base counter-rotates, q̈ = τ (1/J_r + 1/J_b), no gyroscopic term)."""
+    Jb, Jr = 0.5 * m_base * r_base**2, 0.5 * m_rotor * r_rotor**2
+    Jx_b, Jx_r = m_base * (3 * r_base**2 + 0.02**2) / 12, m_rotor * (3 * r_rotor**2 + 0.02**2) / 12
+
+    def link(name, m, r, jx, jz, z):
+        return (f'<link name="{name}"><inertial><origin xyz="0 0 0"/><mass value="{m}"/>'
+                f'<inertia ixx="{jx}" ixy="0" ixz="0" iyy="{jx}" iyz="0" izz="{jz}"/></inertial>'
+                f'<visual><origin xyz="0 0 {z}"/><geometry><cylinder radius="{r}" length="0.02"/></geometry></visual>'
+                '</link>')
+
+    urdf = ('<?xml version="1.0"?><robot name="rotor">' + link("base", m_base, r_base, Jx_b, Jb, 0.0)
+            + link("rotor", m_rotor, r_rotor, Jx_r, Jr, 0.0)
+            + '<joint name="joint_0" type="continuous"><parent link="base"/><child link="rotor"/>'
+              '<origin xyz="0 0 0"/><axis xyz="0 0 1"/><limit effort="0.5" velocity="10"/>'
+              '<dynamics damping="0" friction="0"/></joint></robot>')
+    return urdf, Jb * Jr / (Jb + Jr)
+
+
+def spin(world_motors, command: float, qd0: float, duration: float, dt: float = 0.001):
+    """Run the rotor with a constant command through the motor line; returns (t, q̇) samples."""
+    urdf, J = rotor_urdf()
+    w = World(dt=dt, gravity=0.0)
+    try:
+        w.load_robot(urdf, [0.0, 0.0, 1.0], 0.0, 0.1, STALL)  # in the air: no contact, no gravity
+        # the World's own motor (from the URDF limit) and its reflected inertia: the closed form's J
+        assert w.motors.inertia[0] == pytest.approx(J, rel=1e-9)
+        assert (w.motors.stall_torque[0], w.motors.no_load_speed[0]) == (STALL, NO_LOAD)
+        assert not w.motors.stiff()[0]  # T = 89 ms ≫ h: the line, not the one-step cap, bounds it
+        if qd0:
+            w.client.resetJointState(w.robot, 0, 0.0, qd0)
+        s = w.read_state()
+        ts, qds = [0.0], [float(s.qd[0])]
+        for _ in range(int(round(duration / dt))):
+            tau = world_motors.limit(np.array([command]), s.qd)
+            w.apply(tau, None, s)
+            w.step_engine()
+            s = w.read_state()
+            ts.append(s.t)
+            qds.append(float(s.qd[0]))
+        return np.array(ts), np.array(qds), J
+    finally:
+        w.close()
+
+
+def test_spin_up_follows_the_exponential():
+    """Full command from rest: ω(t) = ω0 (1 − exp(−t τ_s/(J ω0))). The engine steps semi-implicit
+    Euler, whose map ω_k = ω0 (1 − (1 − h τ_s/(J ω0))^k) it must follow to rounding; its distance
+    from the exponential is the integrator's O(h) error, bounded by the tolerance measured at 1 ms."""
+    motors = Motors([STALL], [NO_LOAD])
+    t, qd, J = spin(motors, command=+100.0, qd0=0.0, duration=0.6)
+    T = J * NO_LOAD / STALL  # 91 ms time constant: 6.6 of them
+    assert t[-1] > 6 * T
+    k = np.arange(len(t))
+    np.testing.assert_allclose(qd, spin_up_speed_discrete(k, 0.001, STALL, NO_LOAD, J), rtol=0, atol=1e-9 * NO_LOAD)
+    err = np.abs(qd - spin_up_speed(t, STALL, NO_LOAD, J)).max() / NO_LOAD
+    assert err < TOL["actuator.spin_up_rel"].value
+    assert qd[-1] == pytest.approx(NO_LOAD, rel=2e-3)  # it reaches the no-load speed …
+    assert qd.max() <= NO_LOAD  # … and never passes it
+    # the half-speed instant: t½ = T ln 2
+    t_half = np.interp(NO_LOAD / 2, qd, t)
+    assert t_half == pytest.approx(T * math.log(2), abs=0.002)
+
+
+def test_spin_up_error_is_first_order_in_the_step():
+    """The tolerance's reason: halving h halves the distance from the exponential."""
+    motors = Motors([STALL], [NO_LOAD])
+    errs = []
+    for dt in (0.002, 0.001):
+        t, qd, J = spin(motors, command=+1.0e3, qd0=0.0, duration=0.3, dt=dt)
+        errs.append(np.abs(qd - spin_up_speed(t, STALL, NO_LOAD, J)).max() / NO_LOAD)
+    assert errs[0] / errs[1] == pytest.approx(2.0, rel=0.05)
+
+
+def test_from_above_the_no_load_speed():
+    """Started at 2 ω0: whatever the motoring command, the motor brakes on its extended line back down
+    to ω0, ω(t) = ω0 (1 + exp(−t/T)) (the spin-up's exponential from above; the Euler map
+    ω_k = ω0 (1 + (1 − h/T)^k) to rounding); a braking command gets the full stall torque (a straight
+    ramp of slope τ_s/J while ω > 0)."""
+    motors = Motors([STALL], [NO_LOAD])
+    t, qd, J = spin(motors, command=+5.0, qd0=2 * NO_LOAD, duration=0.3)
+    T = J * NO_LOAD / STALL
+    k = np.arange(len(t))
+    np.testing.assert_allclose(qd, NO_LOAD * (1 + (1 - 0.001 / T) ** k), rtol=0, atol=1e-9 * NO_LOAD)
+    assert np.abs(qd - NO_LOAD * (1 + np.exp(-t / T))).max() / NO_LOAD < TOL["actuator.spin_up_rel"].value
+    t, qd, J = spin(motors, command=-5.0, qd0=2 * NO_LOAD, duration=0.2)
+    t_stop = 2 * NO_LOAD * J / STALL  # 0.18 s
+    ramp = t < t_stop - 0.002
+    np.testing.assert_allclose(qd[ramp], 2 * NO_LOAD - STALL / J * t[ramp], rtol=0, atol=1e-9 * NO_LOAD)

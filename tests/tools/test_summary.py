@@ -1,0 +1,57 @@
+"""`lab run`'s summary: the run's headline metrics first (declared by the trial, the analyses and the
+robot, with what they are read against), then the generic ones; an undefined headline is "—" with
+its reason, never a number."""
+
+from __future__ import annotations
+
+import math
+
+from lab.core import scenario as scn
+from lab.cli import headlines, main
+from lab.core.views import summary_lines
+
+
+def keys(scenario_name: str) -> list[str]:
+    return [h.key for h in headlines(scn.load(scenario_name))]
+
+
+def test_each_shipped_scenario_declares_its_headline():
+    assert keys("tracked_step_climb")[:2] == ["climb.success", "climb.time_s"]
+    assert keys("tracked_slope") == ["belt.body_speed_mps"]
+    assert keys("snake_head_tracking")[0] == "pfl.head_rms_error_m"
+    assert keys("snake_drag")[:3] == ["drag.completed", "drag.half1_s", "drag.half2_s"]
+    assert "time.rhythmic_s" in keys("snake_drag")  # the creeping analysis the scenario asks for, after the trial's
+    assert keys("snake_passive_creeping")[0] == "time.rhythmic_s"
+    assert keys("eel_forward_turn")[0] == "heading.change_deg"
+    assert keys("snake_unified_manipulation") == ["weld.tail_drift_m"]
+    assert keys("snake_unified_locomotion") == []  # none declared: the generic metrics only
+
+
+def test_headline_first_undefined_as_a_dash_with_its_reason():
+    sc = scn.load("snake_passive_creeping")
+    m = {"time.rhythmic_s": math.nan, "rhythm.period_s": 3.1, "turn.radius_m": math.inf, "turn.direction": 0,
+         "turn.radius_fit_m": 4.0e7, "energy.balance_residual_rel": 1e-4, "com.displacement_m": 4.9}
+    lines = summary_lines(m, headlines(sc))
+    text = "\n".join(lines)
+    assert lines[0].strip() == "headline:" and text.index("headline:") < text.index("generic:")
+    row = next(ln for ln in lines if "turn.radius_m" in ln)
+    assert "—" in row and "straight path" in row and "inf" not in row
+    row = next(ln for ln in lines if "time.rhythmic_s" in ln)
+    assert "—" in row and "nan" not in row.lower()
+    assert "40000000" not in text and "4e+07" not in text  # the straight run's fitted radius is not shown
+    assert "com.displacement_m" in text.split("generic:")[1]
+
+
+def test_head_tracking_headline_states_its_tolerance():
+    sc = scn.load("snake_head_tracking")
+    lines = summary_lines({"pfl.head_rms_error_m": 5.9e-4}, headlines(sc))
+    row = next(ln for ln in lines if "pfl.head_rms_error_m" in ln)
+    assert "0.000587" not in row and "0.00059" in row and "≤ 0.001 m" in row
+
+
+def test_lab_run_prints_the_climb_headline(tmp_path, capsys):
+    assert main(["run", "tracked_step_climb", "--duration", "0.3", "--out", str(tmp_path / "r"), "--no-plots"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("climb.success") < out.index("energy.balance_residual_rel")
+    row = next(ln for ln in out.splitlines() if "climb.time_s" in ln)
+    assert "—" in row and "did not get over" in row
