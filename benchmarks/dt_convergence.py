@@ -71,7 +71,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--factors", nargs="*", type=float, default=[0.5, 1.0, 2.0, 4.0])
     args = ap.parse_args()
-    names = sorted(p.stem for p in (ROOT / "scenarios").glob("*.toml"))
+    names = sorted(p.stem for p in scn.list_scenarios())
     if args.only:
         names = [n for n in names if any(o in n for o in args.only)]
     print(f"load average at start: {os.getloadavg()[0]:.1f}; criterion: |Δ| ≤ {REL:.0%} of the dt/2 run "

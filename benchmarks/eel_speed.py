@@ -1,5 +1,5 @@
 """Wall time of the eel (Zhang 2018) runs: the 50 s exact-model and non-inertial-model simulations, and
-the engine run of scenarios/eel_forward_turn.toml; plus the per-call cost of the pieces of one step.
+the engine run of lab/papers/zhang2018_eel/scenarios/eel_forward_turn.toml; plus the per-call cost of the pieces of one step.
 
 The issue's bar: the engine run ≥ 10× faster than real time on this machine. Timings are the best of
 ``--repeat`` runs (the machine is shared: the best run is the least disturbed one); the load average

@@ -37,7 +37,7 @@ from pathlib import Path  # noqa: E402
 _c = _clock()
 from lab.core import scenario as scn  # noqa: E402
 from lab.analysis import plots as _plots  # noqa: E402,F401  (matplotlib: the CLI imports it to write plots)
-from lab.core.results import write_run  # noqa: E402
+from lab.results import write_run  # noqa: E402
 from lab.core.runner import Simulation  # noqa: E402
 
 T_IMPORT = _clock() - _c

@@ -2,7 +2,7 @@
 
 Everything here is a thin layer over what ``lab run`` uses — :func:`lab.core.scenario.load` for the
 scenario and its overrides, :class:`lab.core.runner.Simulation` for the World, controller, force laws and
-recorder, :func:`lab.core.results.write_run` for the output folder — so a run from Python and the same
+recorder, :func:`lab.results.write_run` for the output folder — so a run from Python and the same
 run from the CLI give the same numbers::
 
     import lab
@@ -157,7 +157,7 @@ class Result:
     def save(self, out: str | PathLike, overwrite: bool = False, plots: bool = True) -> Path:
         """Write the run folder ``lab run --out`` writes (metrics.json, timeseries.csv, scenario.toml,
         provenance.json, plots) under the same folder rule (:mod:`lab.core.outputs`). Returns the folder."""
-        from lab.core.results import write_run
+        from lab.results import write_run
 
         if not isinstance(out, (str, PathLike)):
             raise LabTypeError("out", f"must be a folder path (str or os.PathLike), got {out!r}")
@@ -168,7 +168,7 @@ class Result:
 def _frame(series: dict) -> "pd.DataFrame":
     import pandas as pd
 
-    from lab.core.results import timeseries_columns
+    from lab.results import timeseries_columns
 
     return pd.DataFrame(timeseries_columns(series))
 
@@ -179,7 +179,7 @@ def run(scenario: "str | PathLike | Scenario", overrides: Overrides = None, *, d
     """Run a scenario to its end (``sim.duration``, or ``duration`` seconds) and return its
     :class:`Result`; with ``out``, also write the run folder. ``gui=True`` opens the PyBullet window
     (paced to real time, the same physics). This is ``lab run`` without the command line."""
-    from lab.core.runner import run_scenario
+    from lab.present import run_scenario
 
     # duration= is sim.duration, as `lab run --duration` is: checked the same way and in the scenario it ran
     sc = load_scenario(scenario, _with_duration(overrides, _duration(duration)))
@@ -197,16 +197,6 @@ def gui(scenario: "str | PathLike | Scenario", overrides: Overrides = None, **kw
     return run(scenario, overrides, gui=True, **kwargs)
 
 
-class _Held:
-    """Stands in for the controller during :meth:`Sim.step` with ``torques``: returns them."""
-
-    def __init__(self, tau: np.ndarray):
-        self.tau = tau
-
-    def act(self, state) -> np.ndarray:
-        return self.tau
-
-
 class Sim:
     """A scenario built into a World (robot, arena, trial bodies, controller, force laws, recorder),
     advanced one step at a time. Use as a context manager, or call :meth:`close`.
@@ -218,10 +208,11 @@ class Sim:
     ``sim.world``, ``sim.controller``."""
 
     def __init__(self, scenario: "str | PathLike | Scenario", overrides: Overrides = None, gui: bool = False):
-        from lab.core.runner import Simulation
+        from lab.present import simulation
 
         self.scenario = load_scenario(scenario, overrides)
-        self.simulation = Simulation(self.scenario, gui=gui)
+        self._gui = bool(gui)
+        self.simulation = simulation(self.scenario, gui=gui)
         self.state: "RobotState" = self.simulation.world.read_state()
         self._started = False
         self._closed = False
@@ -271,16 +262,10 @@ class Sim:
         if not self._started:
             sim.recorder.start(self.state)
             self._started = True
-        ctrl = sim.controller
-        if tau is not None:
-            sim.controller = _Held(tau)
-        try:
-            state = self.state
-            for _ in range(int(n)):
-                state, _ = sim.step(state)
-                self.state = state
-        finally:
-            sim.controller = ctrl
+        state = self.state
+        for _ in range(int(n)):
+            state, _ = sim.step(state, tau)  # tau None: the scenario's controller acts
+            self.state = state
         return self.state
 
     def timeseries(self) -> "pd.DataFrame":
@@ -296,15 +281,20 @@ class Sim:
         duration = _duration(duration)
         if duration is not None and duration != self.scenario.sim.duration:
             # as lab.run: the duration is the scenario's, so the Result's scenario says what ran
-            from lab.core.runner import Simulation
+            from lab.present import simulation
 
             scenario = load_scenario(self.scenario, {"sim.duration": duration})
-            gui = self.simulation.gui is not None
             self.simulation.close()
-            self.scenario, self.simulation = scenario, Simulation(scenario, gui=gui)
+            self.scenario, self.simulation = scenario, simulation(scenario, gui=self._gui, progress=progress)
+            self.state = self.simulation.world.read_state()
+        elif progress and not self._gui:  # a Simulation's observers are fixed when it is made: make it with a bar
+            from lab.present import simulation
+
+            self.simulation.close()
+            self.simulation = simulation(self.scenario, progress=True)
             self.state = self.simulation.world.read_state()
         self._started = True
-        return Result(self.simulation.run(progress=progress))
+        return Result(self.simulation.run())
 
     def close(self) -> None:
         if not self._closed:

@@ -136,8 +136,8 @@ def cmd_run(args) -> int:
     from lab.core import scenario as scn
     from lab.core.outputs import check_file, prepare, unique_default
     from lab.core.provenance import collect
-    from lab.core.results import write_run
-    from lab.core.runner import run_scenario
+    from lab.results import write_run
+    from lab.present import run_scenario
 
     started, t0 = time.time(), time.perf_counter()
     overrides = list(args.overrides)

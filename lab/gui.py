@@ -1,6 +1,6 @@
 """The PyBullet window's overlay: follow camera, keyboard controls, force arrows, head and CM trails.
 
-Used by :class:`lab.core.runner.Simulation` when a run has ``--gui``::
+Used by the ``--gui`` observer (:class:`lab.present.Window`)::
 
     viewer = open_viewer()                  # the window, opened before the physics client
     world = World(..., gui=False)           # physics in DIRECT mode, as in a headless run
@@ -53,17 +53,11 @@ part in WM_DELETE_WINDOW, so the window manager kills its X connection and Xlib 
 the GUI threads print "ven = Mesa/X.org", "numActiveThreads = 0 …" when the window closes, and more at
 disconnect; Python's own output is untouched.
 
-**Cost.** In a GUI-mode client every engine call is a hand-over between the caller's, the physics
-server's and the GUI's threads. With the World itself in GUI mode that is ~17 calls per step; on
-this 2-CPU machine under Mesa software GL a step then cost 0.7–32 ms (median of runs ~1.8–12 ms,
-depending on how busy the CPUs were). Mirrored, the physics runs in DIRECT mode (0.16–0.23 ms a
-step) and the window gets one pose reset per visual shape 30 times a second: 0.6–2.4 ms a step in
-all, and bit-for-bit the numbers of a headless run. Debug items (points, lines, text) wait for the
-GUI thread's next loop, which by default renders a frame first (~6–25 ms an item here);
-``GUI_OPTIONS`` (``--minGraphicsUpdateTimeMs``) lets it serve them between frames. Hence also one
-batched points item for all arrows, no trail segment until the head has moved, the preview panes
-off, and budgets: drawing, and moving the mirror's bodies, each take at most a quarter of the wall
-time (a robot with many links, like the 58-link tracked robot, gets fewer frames, not a slower run).
+**Cost.** The physics runs in a DIRECT client and the window mirrors it (one pose reset per visual
+shape 30 times a second), so a GUI run computes the numbers of a headless run bit for bit. Debug
+items are batched and budgeted (drawing and moving the mirror's bodies each take at most a quarter of
+the wall time): a robot with many links gets fewer frames, not a slower run. The measured costs are
+in docs/gui.md ("What the window costs").
 """
 
 from __future__ import annotations

@@ -267,10 +267,22 @@ SIDE_VIEW = View("side_view", side_view, "side view (x–z): body COM, arm tip a
 PITCH_ARM_VIEW = View("pitch_arm", pitch_arm, "body pitch and arm angle over time")
 HEADING_VIEW = View("heading", heading, "body heading over time and the centre-of-mass path")
 
+def run_views(result) -> tuple:
+    """The plots of a run (:class:`lab.core.views.View`): the generic ones, then the robot's
+    (:meth:`lab.robots.base.Robot.views`), then the trial's (:meth:`lab.trials.base.Trial.views`)."""
+    trial, robot = result.scenario.trial, result.scenario.robot
+    robot_views = robot.views() if hasattr(robot, "views") else (TOP_VIEW,)  # lab.robots.base.Robot's default
+    out = (*GENERIC_VIEWS, *robot_views, *(trial.views() if trial is not None else ()))
+    names = [v.name for v in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"views: two views share a file name: {names}")
+    return out
+
+
 def run_plots(result, out: Path) -> list[Path]:
     """Draw every view of the run into ``out`` (``<view>.png``); returns the paths written."""
     paths = []
-    for view in result.views():
+    for view in run_views(result):
         fig = view.draw(result)
         paths.append(_save(fig, Path(out) / f"{view.name}.png"))
     return paths

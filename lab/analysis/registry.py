@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 from lab.core.views import Headline
 
-ANALYSES: Registry[Callable] = Registry("analysis")
+ANALYSES: Registry[Callable] = registry("analysis")
 register_analysis = ANALYSES.register
 
 

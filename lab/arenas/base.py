@@ -6,9 +6,9 @@ in :mod:`lab.core.plugins`."""
 
 from __future__ import annotations
 
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 
-ARENAS: Registry[type] = Registry("arena")
+ARENAS: Registry[type] = registry("arena")
 
 
 def register_arena(name: str):

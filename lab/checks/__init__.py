@@ -16,8 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from lab.core.registry import Registry
-from lab.core.results import write_json_atomic
+from lab.core.registry import Registry, registry
+from lab.core.writes import write_json as write_json_atomic
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Check:
     doc: str
 
 
-CHECKS: Registry[Check] = Registry("check")
+CHECKS: Registry[Check] = registry("check")
 
 
 def check(name: str):

@@ -29,9 +29,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, ContextManager
 
-import numpy as np
 
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +58,7 @@ class Fault:
         return check in self.checks
 
 
-FAULTS: Registry[Fault] = Registry("fault")
+FAULTS: Registry[Fault] = registry("fault")
 
 
 def fault(f: Fault) -> Fault:
@@ -138,69 +137,6 @@ def _mutant_coulomb(kind: str):
     return factory
 
 
-def _hydro_without_torque():
-    from lab.forces.base import FORCES, Wrench
-    from lab.forces.hydrodynamics import Hydrodynamics
-
-    class NoFluidTorque(Hydrodynamics):
-        """The hydrodynamics law's wrench with its torques (λ1, λ2, λ3 terms) dropped."""
-
-        def __call__(self, state, t):
-            w = super().__call__(state, t)
-            return Wrench(w.F_W, np.zeros_like(w.T_W))
-
-    NoFluidTorque.__module__ = Hydrodynamics.__module__
-    return _registry_entry(FORCES, "hydrodynamics", NoFluidTorque)
-
-
-def _eel_dry_urdf():
-    """The eel's URDF written with the dry cylinder's mass properties (the added mass not folded in)."""
-    from lab.robots.eel import EelSpec
-
-    return _setattr(EelSpec, "mass_props", EelSpec.dry_mass_props)
-
-
-def _uncompensated_margin():
-    from lab.robots import tracked
-
-    return _setattr(tracked, "COLLISION_MARGIN", 0.0)
-
-
-@contextlib.contextmanager
-def _model_i2(scale: float):
-    """The screw model's i2 scaled (the engine's robot and controller keep theirs)."""
-    from lab.robots.tracked import TrackedSpec
-
-    orig = TrackedSpec.climb_params
-
-    def climb_params(self):
-        p = orig(self)
-        return replace(p, i2=p.i2 * scale)
-
-    TrackedSpec.climb_params = climb_params
-    try:
-        yield
-    finally:
-        TrackedSpec.climb_params = orig
-
-
-@contextlib.contextmanager
-def _unified_paper_inertia():
-    """The unified model built with Table D1's I = 0.016 kg·m² where it should take the robot's."""
-    from lab.papers.wang2011_unified import params as wp
-
-    orig = wp.Wang2011Params.from_spec
-
-    def from_spec(cls, spec, **overrides):
-        return orig.__func__(cls, spec, **{**overrides, "I": wp.TABLE_D1["I"]})
-
-    wp.Wang2011Params.from_spec = classmethod(from_spec)
-    try:
-        yield
-    finally:
-        wp.Wang2011Params.from_spec = orig
-
-
 @contextlib.contextmanager
 def _wrap_function(module, name: str, make):
     """``module.name`` replaced by ``make(original)`` (every caller looks it up on the module)."""
@@ -210,44 +146,6 @@ def _wrap_function(module, name: str, make):
         yield
     finally:
         setattr(module, name, orig)
-
-
-def _eel_noninertial_without_added_mass():
-    from lab.papers.zhang2018_eel.model import noninertial
-
-    cls = noninertial.NonInertialModel
-    orig = cls.__init__
-
-    def init(self, params, controller=None):
-        orig(self, replace(params, u_n=0.0), controller)
-
-    return _setattr(cls, "__init__", init)
-
-
-def _guo_el_rod_inertia():
-    """The E–L model's mass matrix with the module's J = m l²/3 (a uniform rod) instead of the paper's m l²."""
-    from lab.papers.guo2015_wheeled import model as gw
-
-    def make(orig):
-        def mass_matrix(p, q):
-            return orig(replace(p, J=p.m * p.l**2 / 3.0), q)
-
-        return mass_matrix
-
-    return _wrap_function(gw, "mass_matrix", make)
-
-
-def _guo_pfl_mass():
-    """The PFL's torques computed for modules 10 % heavier than the plant's (m and J = m l² together)."""
-    from lab.papers.guo2015_wheeled import model as gw
-
-    def make(orig):
-        def pfl_torque(p, q, r_dot_W, t, **kw):
-            return orig(replace(p, m=1.1 * p.m, J=1.1 * p.J), q, r_dot_W, t, **kw)
-
-        return pfl_torque
-
-    return _wrap_function(gw, "pfl_torque", make)
 
 
 # ---------------------------------------------------------------------- the faults
@@ -316,76 +214,6 @@ fault(Fault(
     "the other checks use no Coulomb law",
     patch=_mutant_coulomb("sign")))
 
-fault(Fault(
-    "added_mass_dropped",
-    "the water's normal added mass u_n and added yaw inertia left out of the engine's eel (the model keeps them)",
-    "the robot's URDF written from the dry mass properties (a refactor of EelSpec.mass_props; the scenario's "
-    "own robot.added_mass = 0 is refused by the loader, which checks it against the law's u_n)",
-    ("hydro_decay", "eel_engine"), "only the eel swims; eel_models runs no engine",
-    patch=_eel_dry_urdf))
-
-fault(Fault(
-    "fluid_torque_dropped",
-    "the hydrodynamics law's torques (added yaw inertia, linear and quadratic fluid torque) dropped",
-    "a refactor of the law returning its forces only",
-    ("hydro_decay", "eel_engine"), "only the eel swims; eel_models runs no engine",
-    patch=_hydro_without_torque))
-
-fault(Fault(
-    "belt_margin_uncompensated",
-    "the tracked robot's pulleys roll as r + 1 mm (Bullet's convex margin), the belt runs ~4 % fast",
-    "the collision radius written as the pulley radius (COLLISION_MARGIN not subtracted)",
-    ("belt_speed", "step_climb"), "only the tracked robot has a belt",
-    patch=_uncompensated_margin))
-
-fault(Fault(
-    "gear_ratio_i2_10pct",
-    "the screw model's planetary ratio i2 10 % above the robot's (the climb coupling v_d = θ̇ r/i2 and the "
-    "peak torque's r/i2 term)",
-    "a ratio typed wrong in the model's parameters (Hu 2013 Table 1: 3/8)",
-    ("step_climb",), "only Hu 2013's model has an i2",
-    patch=lambda: _model_i2(1.1)))
-
-fault(Fault(
-    "wheel_spin_inertia_x10",
-    "the wheeled snake's wheels ten times heavier (spin inertia ×10; the module's mass and yaw inertia are "
-    "kept by the body link), which the Guo 2015 model has no place for",
-    "a wheel mass typed in g where kg was meant, or a heavier wheel fitted",
-    ("pfl_engine",), "only the wheeled snake has wheels; pfl_tracking runs the model only",
-    overrides={"*": ("robot.wheel_mass=0.1",)}))
-
-fault(Fault(
-    "unified_paper_inertia",
-    "the unified model computes with Table D1's I = 0.016 kg·m² while the engine's module has 2.7e-4",
-    "the model's parameters taken from the paper's table instead of the robot (Wang 2011 unified)",
-    ("unified_manipulation", "unified_locomotion"), "only Wang 2011's unified model reads this inertia",
-    patch=_unified_paper_inertia))
-
-fault(Fault(
-    "eel_noninertial_added_mass",
-    "the non-inertial eel model (Zhang 2018 eqs. 28–33) computes without the normal added mass u_n",
-    "a term lost in a refactor of one of the two eel models",
-    ("eel_models",), "only eel_models runs the non-inertial model",
-    patch=_eel_noninertial_without_added_mass))
-
-fault(Fault(
-    "guo_el_rod_inertia",
-    "the constrained Euler–Lagrange model's module yaw inertia J = m l²/3 (a uniform rod) instead of Guo 2015's "
-    "m l²",
-    "the rod's textbook inertia typed into one formulation (the closed forms hold only for J = m l²)",
-    ("nonholonomic_models",),
-    "only nonholonomic_models evaluates the E–L mass matrix: the engine's PFL controller runs the fused closed "
-    "form (measured: every pfl_engine figure bit-identical under this fault)",
-    patch=_guo_el_rod_inertia))
-
-fault(Fault(
-    "guo_pfl_mass_10pct",
-    "the head-tracking PFL's torques computed for modules 10 % heavier than the plant's",
-    "the controller's module mass not updated to the robot's (e.g. the wheels or housings left out)",
-    ("pfl_tracking", "pfl_engine"), "only the Guo 2015 checks run the PFL",
-    patch=_guo_pfl_mass))
-
-
 # ---------------------------------------------------------------------- running the matrix
 
 
@@ -430,7 +258,7 @@ def run_faults(faults: list[str], checks: list[str], overrides: list[str], out, 
     Returns (every fault caught and every check catching one, among those run; the table)."""
     from lab.core.outputs import Output, prepare
     from lab.core.provenance import collect
-    from lab.core.results import write_json_atomic
+    from lab.core.writes import write_json as write_json_atomic
 
     output = out if isinstance(out, Output) else prepare(out, "check")
     started = time.time() if started is None else started

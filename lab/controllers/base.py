@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 from lab.core.state import ModelInfo, RobotState
 
 
@@ -49,7 +49,7 @@ class ControllerEntry(NamedTuple):
     cls: type
 
 
-CONTROLLERS: Registry[ControllerEntry] = Registry("controller")
+CONTROLLERS: Registry[ControllerEntry] = registry("controller")
 
 
 def register_controller(name: str, params: type):

@@ -43,7 +43,7 @@ from lab.core.errors import LabError
 log = logging.getLogger(__name__)
 
 # What each kind of output may write at its top level: a file here that the marker does not list is
-# never replaced (the run's names are lab.analysis.plots.run_plots' and lab.core.results.write_run's).
+# never replaced (the run's names are lab.analysis.plots.run_plots' and lab.results.write_run's).
 KINDS: dict[str, tuple[str, ...]] = {
     "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", *PLOT_FILES),
     "check": ("checks.json", "provenance.json"),

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from lab.core import kernels
-from lab.forces.base import Wrench
+from lab.core.wrench import Wrench
 from lab.core.state import RobotState
 
 

@@ -87,9 +87,9 @@ class Registry(MutableMapping[str, T], Generic[T]):
             if self._loaded:
                 return
             self._loaded = True  # set first: a plugin module that looks itself up must not recurse
-            from lab.core.plugins import BUILTINS
+            from lab.core.plugins import modules as builtin_modules
 
-            modules = BUILTINS.get(self.kind, ())
+            modules = builtin_modules(self.kind)
             for mod in modules:
                 importlib.import_module(mod)  # errors propagate: a broken built-in is a bug, not optional
             rank = {m: i for i, m in enumerate(modules)}
@@ -136,4 +136,19 @@ class Registry(MutableMapping[str, T], Generic[T]):
         return f"Registry({self.kind!r}: {names})"
 
 
-__all__ = ["Registry", "UnknownName"]
+_REGISTRIES: dict[str, Registry] = {}
+_REGISTRIES_LOCK = threading.Lock()
+
+
+def registry(kind: str) -> Registry:
+    """The one registry of ``kind`` ("controller", "friction law", …), made on first use. The library
+    module that defines a kind holds it under a name of its own (``CONTROLLERS = registry("controller")``);
+    the core looks entries up by kind, so it names no library module."""
+    with _REGISTRIES_LOCK:
+        reg = _REGISTRIES.get(kind)
+        if reg is None:
+            reg = _REGISTRIES[kind] = Registry(kind)
+        return reg
+
+
+__all__ = ["Registry", "UnknownName", "registry"]

@@ -1,4 +1,14 @@
-"""Assemble a Scenario into a World, controller, force laws and recorder, and run it."""
+"""Assemble a Scenario into a World, controller, force laws and recorder, and run it.
+
+The run loop is :meth:`Simulation.run`; :meth:`Simulation.step` is one step of it (controller → force
+laws → the World applies both → engine step → snapshot → the energy ledger → divergence check).
+Everything else that watches a run — the GUI window, the video, the overlays, a progress bar, a trial's
+stop condition, a study's probes — is an observer (:mod:`lab.core.observers`) given to the Simulation;
+nobody writes a second step loop or swaps the Simulation's parts. The core names no library module:
+the controller, the laws, the arena and the analyses are looked up by kind in the registries
+(:func:`lab.core.registry.registry`), the robot's and trial's hooks are called on the objects the
+scenario holds.
+"""
 
 from __future__ import annotations
 
@@ -9,19 +19,26 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lab.controllers import make_controller
 from lab.core.errors import Diverged
-from lab.forces import as_wrench, total
-from lab.analysis.registry import run_analyses
-from lab.forces.base import bind
 from lab.core.metrics import run_metrics
+from lab.core.observers import DONE, STOPPED, Observer, RunView
 from lab.core.recorder import Recorder
-from lab.robots.base import hooks
+from lab.core.registry import registry
 from lab.core.scenario import Scenario
-from lab.trials.base import CHECK_EVERY
-from lab.core.world import World, pace
+from lab.core.world import World
+from lab.core.wrench import as_wrench, bind, total
 
 log = logging.getLogger(__name__)
+
+STOP_CHECK_EVERY = 50  # steps between a trial's stop-condition evaluations (50 ms at 1 ms: a trial ends within that)
+
+
+def applied_of(parts: dict, n_links: int):
+    """What a step applied, from each law's output (``parts``): the law's own output when there is one
+    law, else the :func:`lab.core.wrench.total` of all (exactly what :meth:`Simulation.step` applied)."""
+    if len(parts) == 1:
+        return next(iter(parts.values()))
+    return total([as_wrench(x) for x in parts.values()], n_links)
 
 
 @dataclass
@@ -37,32 +54,30 @@ class RunResult:
     body_links: tuple[str, ...] = ()  # the robot's body (Robot.body_links), tail first
     actuated_joints: tuple[str, ...] = ()  # the joints a controller drives (Robot.actuated_joints)
 
-    def views(self) -> tuple:
-        """The plots of this run (:class:`lab.core.views.View`): the generic ones, then the robot's
-        (:meth:`lab.robots.base.Robot.views`), then the trial's (:meth:`lab.trials.base.Trial.views`)."""
-        from lab.analysis.plots import GENERIC_VIEWS
-        from lab.robots.base import hooks
 
-        trial = self.scenario.trial
-        out = (*GENERIC_VIEWS, *hooks(self.scenario.robot).views(), *(trial.views() if trial is not None else ()))
-        names = [v.name for v in out]
-        if len(set(names)) != len(names):
-            raise ValueError(f"views: two views share a file name: {names}")
-        return out
+class _TrialStop(Observer):
+    """The trial's stop condition, evaluated every :data:`STOP_CHECK_EVERY` steps."""
+
+    def __init__(self, done):
+        self.done = done
+
+    def on_step(self, k, pre, tau, parts, post):
+        if k % STOP_CHECK_EVERY == 0 and self.done(post):
+            return DONE
+        return None
 
 
 class Simulation:
-    """One scenario in one World. ``gui=True`` opens the PyBullet window (paced to real time)."""
+    """One scenario in one World, run by :meth:`run` or stepped by :meth:`step`.
 
-    def __init__(self, scenario: Scenario, gui: bool = False, video: str | None = None):
+    ``observers`` watch the run (:mod:`lab.core.observers`), called in the order given. ``controller``
+    and ``recorder`` replace the scenario's controller and the default recorder (each an object, or a
+    function of the World that makes one): what the Gymnasium environments use for their policy and
+    their work-only ledger. They are fixed at construction; nothing swaps them later."""
+
+    def __init__(self, scenario: Scenario, observers=(), controller=None, recorder=None):
         self.scenario = sc = scenario
-        # --gui: physics stays in a DIRECT client and lab.gui mirrors it into a viewer window, opened
-        # first (PyBullet's GUI-mode engine calls cost ~5-25 ms/step here, the mirror ~0.4 ms/step).
-        viewer = None
-        if gui:
-            from lab.gui import open_viewer
-
-            viewer = open_viewer()
+        self.observers: tuple[Observer, ...] = tuple(observers)
         self.world = World(dt=sc.sim.dt, gravity=sc.sim.gravity, solver_iterations=sc.sim.solver_iterations,
                            gui=False, arena=sc.arena)
         spec = sc.robot
@@ -70,69 +85,47 @@ class Simulation:
         heading = math.radians(sc.init.heading_deg)
         self.world.load_spec(spec, [*sc.init.position, spec.rest_height], heading)
         self.trial = sc.trial  # what a trial adds (bodies, a stop condition, metrics): lab.trials.base
-        if self.trial is not None:
-            self.trial.setup(self)
         J = self.world.n_joints
         q0 = rng.uniform(-sc.init.joint_noise, sc.init.joint_noise, J) if sc.init.joint_noise > 0 else np.zeros(J)
-        self.world.set_joint_angles(q0)
-        self.controller = make_controller(sc.controller_type, sc.controller)
-        self.controller.reset(self.world.model, sc.sim.dt)
-        self.last_tau = np.zeros(J)  # the joint torques the last step applied
-        # the one place laws are bound to the robot and the arena (lab.forces.base.bind)
+        if controller is None:
+            controller = registry("controller")[sc.controller_type].cls(sc.controller)
+        elif callable(controller) and not hasattr(controller, "act"):
+            controller = controller(self.world)
+        self.controller = controller
+        # the one place laws are bound to the robot and the arena (lab.core.wrench.bind)
         self.forces = {name: bind(law, spec, sc.arena)
                        for name, law in (("friction", sc.friction), *((n, law) for n, _, law in sc.forces))}
+        self.view = RunView(scenario=sc, world=self.world, controller=self.controller, forces=self.forces,
+                            head=self.head_index(), last_command=lambda: self.last_tau)
+        if self.trial is not None:
+            self.trial.setup(self.view)
+        self.world.set_joint_angles(q0)
+        self.controller.reset(self.world.model, sc.sim.dt)
+        self.last_tau = np.zeros(J)  # the joint torques the last step applied
         self._laws = list(self.forces.items())
         self._max_ke = float(sc.sim.max_kinetic_energy)
         self.world.measure_contacts = any(getattr(f, "needs_contact_forces", False) for f in self.forces.values())
         on_contacts = self.world.record_contacts  # the ledger then meters gravity and the engine contacts
-        self.recorder = Recorder(sc.sim.n_steps, sc.sim.record_every, self.world.n_links, J, sc.sim.dt,
-                                 list(self.forces), gravity_W=self.world.gravity_W if on_contacts else None,
-                                 mass=self.world.model.mass if on_contacts else None)
-        self.gui = None
-        if gui:
-            from lab.gui import GuiOverlay
+        if recorder is None:
+            recorder = Recorder(sc.sim.n_steps, sc.sim.record_every, self.world.n_links, J, sc.sim.dt,
+                                list(self.forces), gravity_W=self.world.gravity_W if on_contacts else None,
+                                mass=self.world.model.mass if on_contacts else None)
+        elif callable(recorder) and not hasattr(recorder, "on_step"):
+            recorder = recorder(self.world)
+        self.recorder = recorder
+        for ob in self.observers:
+            ob.on_setup(self.view)
 
-            self.gui = GuiOverlay(self.world, self.controller, viewer=viewer)
-            self.gui.overlay_sources = [law for law in self.forces.values() if hasattr(law, "gui_overlay")]
-        self.scene = None  # what --video frames and --screenshot draw over the rendered image (lab.overlay)
-        self.video = None
-        if video:
-            from lab.video import VideoWriter
-
-            self.video = VideoWriter(self.world, video, scene=self.overlay_scene())
-
-    def overlay_scene(self):
-        if self.scene is None:
-            from lab.overlay import Scene
-
-            self.scene = Scene(self.world, [self.controller, *self.forces.values()], head=self.head_index())
-        return self.scene
-
-    def screenshot(self, path: str, state) -> str | None:
-        """A PNG of the last instant with the overlays, however the run ended: the window's view when
-        it is still open, else the video camera's, rendered headless. None (and a warning) if neither
-        can be made."""
-        scene = self.overlay_scene()
-        if self.gui is not None and not self.gui.closed:
-            try:
-                return self.gui.screenshot(path, scene=scene)
-            except Exception as exc:  # the window went away meanwhile: fall back to the headless camera
-                log.info("screenshot from the window failed (%s); rendering headless", exc)
-        from lab.video import still
-
-        try:
-            return still(self.world, state, path, scene)
-        except Exception as exc:
-            log.warning("--screenshot %s not written: %s", path, exc)
-            return None
-
-    def step(self, state):
-        """One step of the lab: controller and force laws on the snapshot → apply in one place →
-        engine step → the next snapshot → energy ledger and recorder → divergence check.
+    def step(self, state, tau=None):
+        """One step of the lab: controller (or the given joint torques ``tau``) and force laws on the
+        snapshot → apply in one place → engine step → the next snapshot → the energy ledger → divergence
+        check. The ledger books the step before the check, so a diverging step is in the data kept.
         Returns (next state, what was applied: an (N, 3) force array or a Wrench)."""
         w = self.world
         t = state.t
-        tau = self.last_tau = self.controller.act(state)  # kept: what this step applied (studies sample it)
+        if tau is None:
+            tau = self.controller.act(state)
+        self.last_tau = tau  # kept: what this step commanded (studies sample it)
         laws = self._laws
         if len(laws) == 1:  # the common case (friction only): no summing, no Wrench to build
             name, law = laws[0]
@@ -145,57 +138,53 @@ class Simulation:
         w.step_engine()
         new = w.read_state()
         self.recorder.on_step(state, tau, parts, new)
+        self._parts, self._tau = parts, tau
         w.check(new, self._max_ke)
         return new, applied
 
-    def run(self, duration: float | None = None, progress: bool = False, screenshot: str | None = None) -> RunResult:
+    def run(self, duration: float | None = None) -> RunResult:
+        """From the first snapshot to ``sim.duration`` (or ``duration`` s), an observer's stop, or a
+        divergence; then the metrics, the analyses the scenario asks for and the trial's metrics."""
         sc = self.scenario
         w = self.world
         n_steps = sc.sim.n_steps if duration is None else int(round(duration / sc.sim.dt))
+        view = self.view
         state = w.read_state()
         self.recorder.start(state)
+        observers = list(self.observers)
+        done = self.trial.stop_condition(view, state) if self.trial is not None else None
+        if done is not None:
+            observers.insert(0, _TrialStop(done))
+        for ob in observers:
+            ob.on_start(view, state)
         status, error = "ok", ""
         t0 = time.perf_counter()
-        bar = None
-        if progress and n_steps * sc.sim.dt > 2.0 and not self.gui:
-            from tqdm import tqdm
-
-            bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=sc.name, leave=False)
-        recorder = self.recorder
-        done = self.trial.stop_condition(self, state) if self.trial is not None else None
-        scene = self.overlay_scene() if screenshot else self.scene
         try:
             for k in range(n_steps):
-                state, wrench = self.step(state)
-                if scene is not None:
-                    scene.update(k, state, wrench)
-                if done is not None and k % CHECK_EVERY == 0 and done(state):
-                    break
-                if bar is not None and k % 500 == 0:
-                    bar.update(min(500, n_steps - bar.n))
-                if self.video is not None:
-                    self.video.maybe_capture(k, state)
-                if self.gui is not None:
-                    if not self.gui.update(k, state, as_wrench(wrench).F_W):
+                pre = state
+                state, _ = self.step(state)
+                stop = None
+                for ob in observers:
+                    r = ob.on_step(k, pre, self._tau, self._parts, state)
+                    if r is not None and stop is None:
+                        stop = r
+                if stop is not None:
+                    if stop == STOPPED:
                         status = "stopped"
-                        break
-                    pace(state.t, t0)
+                    break
         except Diverged as exc:
             status, error = "diverged", str(exc)
             log.warning("%s", exc)
-        except Exception as exc:  # the GUI window closed under us; anything else is a real error
-            if isinstance(exc, World.EngineError) and self.gui is not None and self.gui.closed:
-                status = "stopped"
-            else:
+        except Exception as exc:  # an observer may explain it (the GUI's window was closed); else a real error
+            explained = [r for r in (ob.on_error(exc) for ob in observers) if r is not None]
+            if not explained:
                 raise
+            status = explained[0]
         finally:
-            if bar is not None:
-                bar.close()
-            if self.video is not None:
-                self.video.close()
-        wall = time.perf_counter() - t0
-        if screenshot:
-            self.screenshot(screenshot, state)
+            wall = time.perf_counter() - t0
+            for ob in observers:
+                ob.on_end(view, state, status)
+        recorder = self.recorder
         recorder.flush(state)
         series = recorder.series()
         metrics = {"status": status, "sim_time_s": float(recorder.steps * sc.sim.dt), "wall_time_s": float(wall),
@@ -203,17 +192,22 @@ class Simulation:
         if status == "diverged":
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
         metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy), head=self.head_index()))
-        metrics.update(run_analyses(sc.analyses, series, sc))  # only those the scenario asks for
+        analyses = registry("analysis")
+        for name in sc.analyses:  # only those the scenario asks for, in its order
+            metrics.update(analyses[name](series, sc))
         if self.trial is not None:
-            metrics.update(self.trial.metrics(self, series))
+            metrics.update(self.trial.metrics(view, series))
         metrics["realtime_factor"] = float(metrics["sim_time_s"] / wall) if wall > 0 else 0.0
-        extras = {"video_error": self.video.error} if self.video is not None and self.video.error else {}
+        extras = {}
+        for ob in observers:
+            extras.update(getattr(ob, "extras", None) or {})
         model = self.world.model
-        robot = hooks(sc.robot)
+        robot = sc.robot
+        links, joints = tuple(model.link_names), tuple(model.joint_names)
+        body = robot.body_links(links) if hasattr(robot, "body_links") else links
+        actuated = robot.actuated_joints(joints) if hasattr(robot, "actuated_joints") else joints
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras,
-                         link_names=tuple(model.link_names), joint_names=tuple(model.joint_names),
-                         body_links=tuple(robot.body_links(tuple(model.link_names))),
-                         actuated_joints=tuple(robot.actuated_joints(tuple(model.joint_names))))
+                         link_names=links, joint_names=joints, body_links=tuple(body), actuated_joints=tuple(actuated))
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""
@@ -233,19 +227,25 @@ class Simulation:
 
         world, ctrl = snap
         self.world.restore_state(world)
-        # in place: the trial's stop condition and the GUI's overlays hold this controller
+        # in place: the trial's stop condition and the observers hold this controller
         self.controller.__dict__.update(copy.deepcopy(ctrl).__dict__)
 
     def close(self) -> None:
-        if self.gui is not None:
-            self.gui.close()
+        for ob in self.observers:
+            close = getattr(ob, "close", None)
+            if close is not None:
+                close()
         self.world.close()
 
 
-def run_scenario(scenario: Scenario, gui: bool = False, duration: float | None = None, progress: bool = False,
-                 video: str | None = None, screenshot: str | None = None) -> RunResult:
-    sim = Simulation(scenario, gui=gui, video=video)
+def run_scenario(scenario: Scenario, duration: float | None = None, observers=()) -> RunResult:
+    """Build, run and close one Simulation with the given observers. What ``lab run`` shows (window,
+    video, screenshot, progress) is :func:`lab.present.run_scenario`'s."""
+    sim = Simulation(scenario, observers=observers)
     try:
-        return sim.run(duration=duration, progress=progress, screenshot=screenshot)
+        return sim.run(duration=duration)
     finally:
         sim.close()
+
+
+__all__ = ["RunResult", "STOP_CHECK_EVERY", "Simulation", "applied_of", "run_scenario"]

@@ -19,15 +19,20 @@ from typing import Any, Literal
 
 import tomli_w
 
-from lab.analysis.registry import ANALYSES
-from lab.controllers import CONTROLLERS
 from lab.core.errors import LabError
 from lab.core.fields import NUMBERS, Decl, Validated, declarations, num, vector
-from lab.arenas import ARENAS
-from lab.forces import FORCES, FRICTION
 from lab.core.resources import scenario_dir
-from lab.robots import ROBOTS
-from lab.trials import TRIALS
+from lab.core.registry import registry
+
+# The plugin kinds a scenario's tables select from, looked up by kind (the core names no library module;
+# the library and the papers register into these, lab.core.plugins says which modules)
+ANALYSES = registry("analysis")
+CONTROLLERS = registry("controller")
+ARENAS = registry("arena")
+FORCES = registry("force law")
+FRICTION = registry("friction law")
+ROBOTS = registry("robot")
+TRIALS = registry("trial")
 
 SCENARIO_DIR = scenario_dir()  # the checkout's scenarios/, or the wheel's copy (lab.core.resources)
 
@@ -395,10 +400,21 @@ def _split(item: str, name: str = SET) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def scenario_dirs() -> list[Path]:
+    """Where scenarios are found by name: the shipped folder (:data:`SCENARIO_DIR`), then the folders the
+    extension hooks add (each paper's ``scenarios/``, from its manifest), in that order."""
+    from lab.core.plugins import scenario_dirs as extra
+
+    return [SCENARIO_DIR, *extra()]
+
+
 def resolve_path(name_or_path: str) -> Path:
     p = Path(name_or_path)
     if p.suffix == ".toml" or p.exists():
         return p
+    for d in scenario_dirs():
+        if (d / f"{name_or_path}.toml").is_file():
+            return d / f"{name_or_path}.toml"
     return SCENARIO_DIR / f"{name_or_path}.toml"
 
 
@@ -430,4 +446,11 @@ def load(name_or_path: str, overrides: list[str] | dict | None = None, name: str
 
 
 def list_scenarios() -> list[Path]:
-    return sorted(SCENARIO_DIR.glob("*.toml"))
+    """Every scenario found by name, sorted by name; a name in two folders is an error (which would run?)."""
+    found: dict[str, Path] = {}
+    for d in scenario_dirs():
+        for p in d.glob("*.toml"):
+            if p.stem in found:
+                raise LabError(str(p), f"scenario name {p.stem!r} is also {found[p.stem]}; names must be unique")
+            found[p.stem] = p
+    return [found[k] for k in sorted(found)]

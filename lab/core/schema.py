@@ -26,11 +26,7 @@ SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
 def typed_sections() -> dict[str, tuple[dict[str, type], str | None]]:
     """Each ``type``-discriminated section: (type name → dataclass, the default type or None)."""
-    from lab.arenas import ARENAS
-    from lab.controllers import CONTROLLERS
-    from lab.forces import FORCES, FRICTION
-    from lab.robots import ROBOTS
-    from lab.trials import TRIALS
+    from lab.core.scenario import ARENAS, CONTROLLERS, FORCES, FRICTION, ROBOTS, TRIALS
 
     return {"arena": (dict(ARENAS), "ground"), "robot": (dict(ROBOTS), None), "friction": (dict(FRICTION), "coulomb"),
             "controller": ({k: v[0] for k, v in CONTROLLERS.items()}, None), "forces": (dict(FORCES), None),
@@ -80,7 +76,7 @@ def _typed(section: str, registry: dict, default: str | None, defs: dict) -> dic
 
 def scenario_schema() -> dict:
     """The JSON Schema (draft 2020-12) of a scenario file, from the declarations."""
-    from lab.analysis.registry import ANALYSES
+    from lab.core.scenario import ANALYSES
     from lab.core.scenario import TOP_KEYS
 
     defs: dict = {}

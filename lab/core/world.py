@@ -18,10 +18,10 @@ from dataclasses import dataclass
 import numpy as np
 from lab.core.engine import connect, pb, quiet_stdout
 
-from lab.actuators import Motors
+from lab.core.actuators import Motors
 from lab.core.errors import Diverged
 from lab.core.kernels import contact_rows, forward_kinematics
-from lab.forces.base import Wrench
+from lab.core.wrench import Wrench
 from lab.core.state import BodyState, ModelInfo, RobotState
 
 log = logging.getLogger(__name__)
@@ -43,8 +43,8 @@ def plane_space_dot(n, d) -> float:
 
 @dataclass(frozen=True)
 class EngineOptions:
-    """How the World sets the engine up. The defaults are the correct settings (DESIGN.md's engine
-    pitfalls); each field names the pitfall it avoids. The fault matrix (:mod:`lab.checks.faults`) sets
+    """How the World sets the engine up. The defaults are the correct settings (the engine pitfalls of
+    docs/physics.md); each field names the pitfall it avoids. The fault matrix (:mod:`lab.checks.faults`) sets
     :attr:`World.options` to a degraded copy to show that the checks catch each pitfall."""
 
     forward_kinematics: bool = True  # getLinkStates(computeForwardKinematics=1): current link frames
@@ -56,7 +56,7 @@ class EngineOptions:
 def reflected_inertia(urdf_text: str | None, urdf_path: str | None = None) -> tuple[float, ...]:
     """Each movable joint's inertia with every other joint and the base free: 1/(M⁻¹)_jj of the mass
     matrix at the URDF's zero pose [kg·m², kg for a prismatic joint], in joint order; what the motors'
-    one-step cap divides by (lab.actuators). Gear constraints and contacts are not in M (they only add
+    one-step cap divides by (lab.core.actuators). Gear constraints and contacts are not in M (they only add
     inertia). Computed in a throwaway DIRECT client, once per URDF (text, or file loaded in place):
     Bullet caches the inverse-dynamics tree of the first query per body, which would then disagree
     with a later welded base."""
@@ -99,10 +99,10 @@ class World:
         c.setTimeStep(self.dt)
         c.setGravity(0.0, 0.0, -self.gravity)
         c.setPhysicsEngineParameter(numSolverIterations=int(solver_iterations), deterministicOverlappingPairs=1)
-        if arena is None:
-            from lab.arenas import FlatGround
+        if arena is None:  # flat ground, by its registered name (the core names no library module)
+            from lab.core.registry import registry
 
-            arena = FlatGround()
+            arena = registry("arena")["ground"]()
         self.arena = arena
         self.ground: int | None = arena.build(self)  # the body the robot stands on, None in water
         g_fn = getattr(arena, "gravity", None)  # a sloped arena turns gravity instead of the ground
@@ -111,7 +111,7 @@ class World:
         self.robot: int | None = None
         self.bodies: dict[str, tuple[int, float]] = {}  # extra bodies: name → (id, mass)
         self.model: ModelInfo | None = None
-        self.motors: Motors | None = None  # every joint's torque–speed line, enforced in apply (lab.actuators)
+        self.motors: Motors | None = None  # every joint's torque–speed line, enforced in apply (lab.core.actuators)
         self.n_links = 0
         self.n_joints = 0
         self._joint_ids: list[int] = []
@@ -420,7 +420,7 @@ class World:
 
     def add_gear(self, parent_joint: int, child_joint: int, ratio: float, max_force: float, erp: float) -> int:
         """A JOINT_GEAR constraint between two joints of the robot (child = ratio · parent, solved
-        iteratively: soft when many light links hang on it, see DESIGN.md); returns its id."""
+        iteratively: soft when many light links hang on it, see docs/physics.md); returns its id."""
         c = self.client
         cid = c.createConstraint(self.robot, parent_joint, self.robot, child_joint, jointType=pb.JOINT_GEAR,
                                  jointAxis=[0, 1, 0], parentFramePosition=[0, 0, 0], childFramePosition=[0, 0, 0])
@@ -538,7 +538,7 @@ class World:
         clears external forces after every stepSimulation, so this runs every step, and it is the only
         place that applies them.
 
-        The joint torques first go through the joints' motors (:attr:`motors`, lab.actuators): each is
+        The joint torques first go through the joints' motors (:attr:`motors`, lab.core.actuators): each is
         clipped to its torque–speed line at the snapshot's joint speed ``state.qd``. Returns the joint
         torques applied (what the energy ledger books), or None when ``tau`` was None."""
         b = self.robot
@@ -586,13 +586,13 @@ class World:
         self.steps += 1
         self.t = self.steps * self.dt
 
-    CHECK_EVERY = 10  # steps between the energy and floor checks (10 ms at 1 ms: a blow-up is not missed)
+    DIVERGENCE_CHECK_EVERY = 10  # steps between the energy and floor checks (10 ms at 1 ms: a blow-up is not missed)
 
     def check(self, state: RobotState, max_kinetic_energy: float) -> None:
-        """Divergence: NaN every step (one reduction); runaway energy and the floor every CHECK_EVERY."""
+        """Divergence: NaN every step (one reduction); runaway energy and the floor every DIVERGENCE_CHECK_EVERY."""
         if not state.is_finite():
             raise Diverged(state.t, "non-finite link state (NaN or inf)")
-        if self.steps % self.CHECK_EVERY:
+        if self.steps % self.DIVERGENCE_CHECK_EVERY:
             return
         if self.ground is not None and float(state.p_W[:, 2].min()) < FLOOR_LIMIT_M:
             raise Diverged(state.t, f"a link fell through the floor (z = {state.p_W[:, 2].min():.3f} m)")

@@ -170,7 +170,18 @@ def write_text(target: Path | str, text: str) -> Path:
     return write_with(target, lambda p: p.write_text(text, encoding="utf-8"))
 
 
-def write_json(target: Path | str, obj, default=None) -> Path:
+def numpy_json(o):
+    """``json.dumps(default=…)`` for NumPy scalars and arrays (as plain numbers and lists)."""
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o))
+
+
+def write_json(target: Path | str, obj, default=numpy_json) -> Path:
     return write_text(target, json.dumps(obj, indent=2, sort_keys=True, default=default) + "\n")
 
 

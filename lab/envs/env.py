@@ -3,7 +3,7 @@
 Everything else is the scenario as ``lab run`` runs it — robot, arena, trial bodies, friction and
 every ``[forces.*]`` law — and each engine step is :meth:`lab.core.runner.Simulation.step`, the runner's
 own step (laws on the snapshot, torques and forces applied in one place by the World — through the
-joints' motors, :mod:`lab.actuators` — engine step, divergence check). One environment step holds
+joints' motors, :mod:`lab.core.actuators` — engine step, divergence check). One environment step holds
 the action for ``control_dt`` (default 10 ms, a whole number of engine steps).
 
 Action (``action_mode``)
@@ -73,7 +73,7 @@ every engine step and paced to real time.
 
 Version history
 ---------------
-* v1: the joints' motors (torque–speed lines, :mod:`lab.actuators`) enforced by the World; the
+* v1: the joints' motors (torque–speed lines, :mod:`lab.core.actuators`) enforced by the World; the
   tracked ids with Table 1's line (``robot.motor_speed_line = true``); a divergence ends the episode
   with ``−divergence_penalty`` (v0: reward 0); ``action_mode="position"``; ``render_mode="human"``;
   ``rgb_array`` with the grid and overlays.
@@ -255,7 +255,7 @@ class LabEnv(gym.Env):
 
             self._viewer = open_viewer()  # before any DIRECT client (lab.gui.open_viewer)
         self._episode_seed = sc.seed
-        world = self._new_sim(sc.seed)  # the spaces need the loaded robot's joints, links and motors
+        world = self._new_sim(sc.seed, policy=False)  # the spaces need the loaded robot's joints, links and motors
         model = world.model
         self.joint_names = model.joint_names
         self.act_index, self.act_limit = actuators(world)
@@ -279,7 +279,7 @@ class LabEnv(gym.Env):
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(self.obs_names),), dtype=np.float64)
 
     # ------------------------------------------------------------------ episode
-    def _new_sim(self, scenario_seed: int):
+    def _new_sim(self, scenario_seed: int, policy: bool = True):
         import dataclasses
 
         from lab.core.runner import Simulation
@@ -287,18 +287,25 @@ class LabEnv(gym.Env):
         if self.sim is not None:
             self.sim.close()
         sc = dataclasses.replace(self.scenario, seed=int(scenario_seed))
-        self.sim = Simulation(sc)  # exactly lab run's set-up: World, robot, arena, trial bodies, force laws
+
+        def make_policy(w):
+            J = None if w.motors.inertia is None else w.motors.inertia[self.act_index]
+            return Policy(w.n_joints, self.act_index, self.act_limit, self.action_mode, self.no_load, self._ranges,
+                          J, w.dt)
+
+        # exactly lab run's set-up (World, robot, arena, trial bodies, force laws), with the policy as the
+        # controller and a ledger that books the motors' work only (no time series)
+        if policy:
+            self.sim = Simulation(sc, controller=make_policy, recorder=lambda w: Ledger(w.dt))
+        else:  # only the loaded robot (the spaces need its joints, links and motors)
+            self.sim = Simulation(sc)
         return self.sim.world
 
     def _start_episode(self) -> None:
         sim = self.sim
         w = sim.world
-        J = None if w.motors.inertia is None else w.motors.inertia[self.act_index]
-        self.policy = Policy(w.n_joints, self.act_index, self.act_limit, self.action_mode, self.no_load, self._ranges,
-                             J, w.dt)
-        self.policy.reset(w.model, self.scenario.sim.dt)
-        sim.controller = self.policy
-        sim.recorder = self.ledger = Ledger(w.dt)  # no time series: the env reads the motors' work only
+        self.policy = sim.controller
+        self.ledger = sim.recorder
         self.state = w.read_state()
         self.com0_W = self.state.com_W.copy()
         self.steps = 0

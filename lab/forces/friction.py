@@ -8,7 +8,7 @@ force does, which keeps the energy balance exact.
 
 The engine's own friction is switched off on the robot's links (Bullet combines two bodies'
 coefficients by product, so zero on the robot means zero tangential engine friction at its ground
-contacts while the ground still carries the normal load; see World._prepare_bodies).
+contacts while the ground still carries the normal load; see ``engine_friction`` in World.load_robot).
 """
 
 from __future__ import annotations

@@ -81,7 +81,7 @@ def record(suite: Suite, out, workers: int = 1, overwrite: bool = False, command
     """Run the suite and write the baseline folder under the --out rule (checked before any run)."""
     from lab.core.outputs import prepare
     from lab.core.provenance import collect, environment
-    from lab.core.results import write_json_atomic
+    from lab.results import write_json_atomic
 
     output = prepare(out, "regress", overwrite=overwrite)
     started, t0 = time.time(), time.perf_counter()

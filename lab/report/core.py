@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Callable
 
 from lab.core.errors import LabError
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 from lab.report.types import MARKS, Figure, Row, Section, SectionOutcome, SectionResult  # noqa: F401  (the public names)
 
 log = logging.getLogger(__name__)
 
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 
-SECTIONS: Registry[Section] = Registry("report section")  # the built-ins are listed in lab.core.plugins
+SECTIONS: Registry[Section] = registry("report section")  # the built-ins are listed in lab.core.plugins
 
 
 def section(key: str, title: str, paper: str = ""):
@@ -155,7 +155,7 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
     ``out``: a folder (checked by :func:`lab.core.outputs.prepare` before anything runs) or a prepared Output."""
     from lab.core.outputs import Output, prepare, writing
     from lab.core.provenance import collect
-    from lab.core.results import write_json_atomic
+    from lab.results import write_json_atomic
     from lab.sweep.execute import one_line
     from lab.report import render
 

@@ -14,95 +14,12 @@ volume, a page range, an English title the paper does not print) is left out, ne
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 
+from lab.papers import papers as _papers
 from lab.report.render import MARK_SYMBOL, _cell
 from lab.report.types import SectionOutcome
 
-
-@dataclass(frozen=True)
-class Paper:
-    """The reference of one reproduced paper. ``title_en``: the paper's own English title, or a
-    translation marked as such; ``title``: the title as printed."""
-
-    authors: tuple[str, ...]  # "Family, Given" as the paper prints them (romanised)
-    year: int
-    title: str
-    title_en: str
-    venue: str = ""
-    doi: str = ""
-    translated: bool = False  # title_en is the lab's translation, not printed in the paper
-    reproduced: str = ""  # one line: what the lab reproduces
-
-    @property
-    def short(self) -> str:
-        return f"{self.authors[0].split(',')[0]} et al. {self.year}"
-
-    def reference(self) -> str:
-        names = "; ".join(a if a != "others" else "et al." for a in self.authors)
-        en = f"*{self.title_en}*" + (" (translated title)" if self.translated else "")
-        parts = [f"{names} ({self.year}). {self.title} — {en}."]
-        if self.venue:
-            parts.append(f"{self.venue}.")
-        if self.doi:
-            parts.append(f"doi:[{self.doi}](https://doi.org/{self.doi})")
-        return " ".join(parts)
-
-    def bibtex(self, key: str) -> str:
-        fields = [("author", " and ".join(self.authors)), ("title", "{" + self.title_en + "}"),
-                  ("year", str(self.year))]
-        if self.venue:
-            fields.append(("journal", self.venue))
-        if self.doi:
-            fields.append(("doi", self.doi))
-        if self.translated:
-            fields.append(("note", f"In Chinese: {self.title}; English title translated"))
-        else:
-            fields.append(("note", f"In Chinese: {self.title}"))
-        body = ",\n".join(f"  {k:<7} = {{{v}}}" for k, v in fields)
-        return f"@article{{{key},\n{body}\n}}"
-
-
-PAPERS: dict[str, Paper] = {
-    "wang2011_creeping": Paper(
-        authors=("Wang, Zhifeng", "Ma, Shugen", "Li, Bin", "Wang, Yuechao"), year=2011,
-        title="基于能量的蛇形机器人蜿蜒运动控制方法的仿真与实验研究",
-        title_en="Simulation and Experimental Study of an Energy-based Control Method for the Serpentine "
-                 "Locomotion of a Snake-like Robot",
-        venue="Acta Automatica Sinica", doi="10.3724/SP.J.1004.2011.00604",
-        reproduced="passive creeping: start-up (Fig 5), torque recurrence (Fig 6), energy regulation (Fig 7), "
-                   "turning (Fig 8), η2 (Table 2), the drag experiment (Figs 12–14)"),
-    "wang2011_unified": Paper(
-        authors=("Wang, Zhifeng", "others"), year=2011,  # the co-authors are not on the pages the lab has
-        title="基于微分几何的蛇形机器人移动与操作统一动力学模型研究",
-        title_en="Unified dynamic model of snake robot locomotion and manipulation based on differential geometry",
-        translated=True, venue="Scientia Sinica Informationis (中国科学: 信息科学)",
-        reproduced="the unified locomotion/manipulation model (eqs. 22–27) against the engine, Fig 5, "
-                   "the friction's slip speed"),
-    "hu2013_tracked": Paper(
-        authors=("Hu, Yanan", "Ma, Shugen", "Li, Bin", "Wang, Minghui", "Wang, Yuechao"), year=2013,
-        title="基于旋量动力学建模的可重构轮手一体机器人越障性能研究",
-        title_en="Obstacle-negotiation performance of a reconfigurable wheel-manipulator robot based on "
-                 "screw-theory dynamic modelling", translated=True,
-        reproduced="the step climb (advance, flip, climb), motor torque against step height and arm length "
-                   "(Figs 8–10), the largest step, the support-triangle margin (eq. 13)"),
-    "guo2015_wheeled": Paper(
-        authors=("Guo, Xian", "Ma, Shugen", "Li, Bin", "Wang, Minghui", "Wang, Yuechao"), year=2015,
-        title="基于微分几何的蛇形机器人动力学与控制统一模型",
-        title_en="A unified dynamics and control model of snake robots based on differential geometry",
-        translated=True, venue="Scientia Sinica Informationis (中国科学: 信息科学), 45: 1080–1094",
-        doi="10.1360/N112014-00024",
-        reproduced="the nonholonomic unified model (eq. 14) against the constrained Euler–Lagrange form "
-                   "(eq. 18), PFL head tracking (eqs. 23–24, Figs 4–6), the engine under the same law"),
-    "zhang2018_eel": Paper(
-        authors=("Zhang, Anfan", "Li, Bin", "Wang, Minghui", "Chang, Jian"), year=2018,
-        title="非惯性系下鳗鱼机器人动力学建模与仿真",
-        title_en="Modeling and Simulation of Eel Robots in the non-inertial Frame",
-        reproduced="the non-inertial model against the exact (Kelasidi-style) model and the engine: heading, "
-                   "CM path and velocity, joint torques (Figs 2–7)"),
-}
-"""The five reproduced papers by report section (the paper homes' names), in the report's order."""
 
 NOTES_DIR = "paper-notes"  # beside DIR: hand-written notes on full runs, <section>.md
 
@@ -112,7 +29,7 @@ def page_name(key: str) -> str:
 
 
 def _page(key: str, oc: SectionOutcome, meta: dict, notes_dir: Path | None) -> str:
-    paper = PAPERS.get(key)
+    paper = _papers().get(key)
     title = f"{paper.short}: {oc.section.title}" if paper else oc.section.title
     notes = notes_dir / f"{key}.md" if notes_dir else None
     has_notes = notes is not None and notes.is_file()
@@ -185,7 +102,7 @@ def index(keys: list[str], titles: dict[str, str], meta: dict) -> str:
              "and when.", "",
              "| paper | title | venue | reproduced | page |", "|---|---|---|---|---|"]
     for key in keys:
-        p = PAPERS.get(key)
+        p = _papers().get(key)
         if p is None:
             lines.append(f"| — | {_cell(titles.get(key, key))} | | | [{key}]({page_name(key)}) |")
             continue
@@ -199,7 +116,7 @@ def write(docs_output, outcomes: list[SectionOutcome], meta: dict) -> Path:
     of ``docs_output`` (prepared by :func:`lab.core.outputs.prepare`, kind ``docs``: only the lab's own files
     there are replaced). With ``--only``, the other sections' pages and figures stay as they were."""
     from lab.core.outputs import writing
-    from lab.core.results import write_text_atomic
+    from lab.results import write_text_atomic
     from lab.core.writes import write_with
     from lab.report.core import load_sections
 
@@ -233,4 +150,4 @@ def write(docs_output, outcomes: list[SectionOutcome], meta: dict) -> Path:
     return out.path
 
 
-__all__ = ["PAPERS", "Paper", "write", "index", "NOTES_DIR"]
+__all__ = ["write", "index", "NOTES_DIR"]

@@ -10,7 +10,7 @@ import html
 import os
 from pathlib import Path
 
-from lab.core.results import write_text_atomic
+from lab.results import write_text_atomic
 from lab.report.types import SectionOutcome
 
 MARK_SYMBOL = {"pass": "pass", "warn": "warn", "fail": "FAIL", "info": "info"}

@@ -15,9 +15,9 @@ and its headline metrics. A spec that does not derive from :class:`Robot` gets t
 from __future__ import annotations
 
 from lab.core.fields import Validated
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 
-ROBOTS: Registry[type] = Registry("robot")
+ROBOTS: Registry[type] = registry("robot")
 
 
 def register_robot(name: str):

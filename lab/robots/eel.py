@@ -36,7 +36,7 @@ class EelSpec(Robot):
     effort: float = num(20.0, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(20.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
     stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
-                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+                              doc="each joint motor's stall torque (lab.core.actuators; default: effort)")
     no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
                                doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
     added_mass: float = num(0.0, ge=0, unit="kg", doc="water's added mass folded into each link, at most 10·mass")
@@ -55,7 +55,7 @@ class EelSpec(Robot):
 
     def motors(self) -> dict[str, tuple[float, float]]:
         """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
-        World enforces on every torque it applies (lab.actuators)."""
+        World enforces on every torque it applies (lab.core.actuators)."""
         return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_links - 1)}
 
     @property

@@ -28,7 +28,7 @@ class SnakeSpec(Robot):
     effort: float = num(1.5, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(10.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
     stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
-                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+                              doc="each joint motor's stall torque (lab.core.actuators; default: effort)")
     no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
                                doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
 
@@ -43,7 +43,7 @@ class SnakeSpec(Robot):
 
     def motors(self) -> dict[str, tuple[float, float]]:
         """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
-        World enforces on every torque it applies (lab.actuators)."""
+        World enforces on every torque it applies (lab.core.actuators)."""
         return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_modules - 1)}
 
     @property

@@ -168,7 +168,7 @@ class TrackedSpec(Robot):
     i2: float = num(3.0 / 8.0, gt=0, doc="planetary ratio (Table 1)")
     motor_speed_line: bool = info(
         False, doc="enforce the motor's torque–speed line at the arm and drive outputs, with motor_speed_rpm as its "
-                   "no-load speed (lab.actuators); false: the torque limit alone (the independent-servo climb at "
+                   "no-load speed (lab.core.actuators); false: the torque limit alone (the independent-servo climb at "
                    "θ̇ = 0.5 rad/s needs it: Table 1's line gives the arm 0.52 rad/s no-load speed)")
 
     def __post_init__(self):
@@ -259,7 +259,7 @@ class TrackedSpec(Robot):
 
         The drive's third value is the belt's inertia reflected to it (drive link, three pulleys about
         their axes, three slabs' m r²), which the engine's mass matrix does not see (the gears are
-        constraints): the motors' one-step cap divides by it (lab.actuators)."""
+        constraints): the motors' one-step cap divides by it (lab.core.actuators)."""
         w_m = self.motor_speed_rpm * 2.0 * math.pi / 60.0 if self.motor_speed_line else math.inf
         arm, drive = self.i0 * self.i1, self.i0 * self.i1 * self.i2
         belt = (self.drive_inertia + 3 * float(self.pulley_mass_props().inertia[1, 1])
@@ -345,16 +345,6 @@ class TrackedSpec(Robot):
             I += R @ np.asarray(mp.inertia) @ R.T + mp.mass * (d @ d * np.eye(3) - np.outer(d, d))
             m += mp.mass
         return m, I
-
-    def climb_params(self):
-        """The screw model's parameters for this robot (lab.papers.hu2013_tracked.model.ClimbParams)."""
-        from lab.papers.hu2013_tracked.model.params import ClimbParams
-
-        return ClimbParams(m_body=self.body_mass, m_arm=self.arm_mass, track_side=self.track_side,
-                           pulley_radius=self.pulley_radius, guide_radius=self.guide_radius,
-                           arm_length=self.arm_length, motor_torque_max=self.motor_torque_max,
-                           motor_speed_rpm=self.motor_speed_rpm, i0=self.i0, i1=self.i1, i2=self.i2,
-                           body_width=self.width, guide_width=self.guide_width)
 
     # ---- URDF ---------------------------------------------------------------------------
     def to_urdf(self) -> str:

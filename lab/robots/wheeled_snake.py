@@ -113,7 +113,7 @@ class WheeledSnakeSpec(Robot):
     effort: float = num(1.5, gt=0, le=1000, unit="N·m", doc="joint torque limit")
     max_joint_speed: float = num(10.0, gt=0, le=1000, unit="rad/s", doc="joint speed limit")
     stall_torque: float = num(math.nan, gt=0, le=1000, unit="N·m",
-                              doc="each joint motor's stall torque (lab.actuators; default: effort)")
+                              doc="each joint motor's stall torque (lab.core.actuators; default: effort)")
     no_load_speed: float = num(math.nan, gt=0, le=1000, unit="rad/s",
                                doc="each joint motor's no-load speed: it cannot drive faster (default: max_joint_speed)")
     contact_solver: Literal["mlcp_pgs", "sequential_impulse"] = choice(
@@ -213,7 +213,7 @@ class WheeledSnakeSpec(Robot):
     # ---- what the World and the lab read -----------------------------------------------------------
     def motors(self) -> dict[str, tuple[float, float]]:
         """Each yaw joint's motor at the joint, (stall torque, no-load speed): the torque–speed line the
-        World enforces on every torque it applies (lab.actuators). The wheels are passive: no motor."""
+        World enforces on every torque it applies (lab.core.actuators). The wheels are passive: no motor."""
         return {f"joint_{j}": (self.stall_torque, self.no_load_speed) for j in range(self.n_modules - 1)}
 
     @property

@@ -36,7 +36,7 @@ from typing import Iterator
 
 from lab.core.errors import LabError
 from lab.core.outputs import WriteError
-from lab.core.results import write_json_atomic, write_text_atomic
+from lab.results import write_json_atomic, write_text_atomic
 from lab.core.scenario import Scenario
 from lab.sweep import table
 
@@ -104,7 +104,7 @@ def run_task(task: Task):
     ``files`` (``ship_files`` tasks only): the run folder as ``{relative path: bytes}``."""
     import tempfile
 
-    from lab.core.results import write_run
+    from lab.results import write_run
     from lab.core.runner import run_scenario
 
     started, t0 = time.time(), time.perf_counter()
@@ -149,7 +149,7 @@ def folder_files(folder: Path, kind: str) -> dict[str, bytes]:
 
 def land(task: Task, row: dict, files: dict[str, bytes] | None) -> None:
     """Client side of a ``ship_files`` task: write the returned run folder to ``task.run_dir`` (one
-    atomic replace, as :func:`lab.core.results.write_run` does on a worker), then the row file (last: a
+    atomic replace, as :func:`lab.results.write_run` does on a worker), then the row file (last: a
     row on disk means the run is complete), then the event line."""
     from lab.core.outputs import prepare
 

@@ -6,13 +6,15 @@ dataclass is also the hook (like a force law):
 
 ``bodies``
     names of the passive bodies the trial adds (force laws such as a tether may name them).
-``setup(sim)``
-    before the run: add those bodies to ``sim.world`` (after the robot is loaded).
-``stop_condition(sim, state0)``
+``setup(run)``
+    before the run: add those bodies to ``run.world`` (after the robot is loaded). ``run`` is the run's
+    :class:`lab.core.observers.RunView` — its scenario, World, controller and bound force laws — in
+    every hook, never the Simulation itself.
+``stop_condition(run, state0)``
     at the start of the run: a predicate ``done(state) -> bool`` the runner evaluates every
     :data:`CHECK_EVERY` steps (the course is run, the climb is decided), or None to run the full
     duration.
-``metrics(sim, series)``
+``metrics(run, series)``
     after the run: the trial's own metrics (``drag.*``, ``climb.*``) from the recorded series and
     whatever the trial's controller logged.
 ``headline``
@@ -30,11 +32,11 @@ from __future__ import annotations
 from typing import Callable, ClassVar
 
 from lab.core.fields import Validated
-from lab.core.registry import Registry
+from lab.core.registry import Registry, registry
 
-CHECK_EVERY = 50  # steps between stop-condition evaluations (50 ms at 1 ms: a trial ends within that)
+from lab.core.runner import STOP_CHECK_EVERY as CHECK_EVERY  # noqa: E402 - steps between stop-condition evaluations
 
-TRIALS: Registry[type] = Registry("trial")  # the built-ins are listed in lab.core.plugins
+TRIALS: Registry[type] = registry("trial")  # the built-ins are listed in lab.core.plugins
 
 
 def register_trial(name: str):

@@ -316,7 +316,7 @@ def validator():
     return jsonschema.Draft202012Validator(schema)
 
 
-SHIPPED = sorted((ROOT / "scenarios").glob("*.toml"))
+SHIPPED = scn.list_scenarios()
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
@@ -327,7 +327,7 @@ def test_every_shipped_scenario_validates_against_the_schema(path, validator):
 
 
 def test_schema_refuses_what_the_loader_refuses(validator):
-    base = tomllib.loads((ROOT / "scenarios" / "snake_drag.toml").read_text(encoding="utf-8"))
+    base = tomllib.loads(scn.resolve_path("snake_drag").read_text(encoding="utf-8"))
     for section, patch in (("friction", {"mu_t": 7}), ("friction", {"type": "viscous", "mu_t": 0.1}),
                            ("robot", {"type": "tracked", "n_modules": 3}), ("controller", {"type": "nope"}),
                            ("sim", {"dtt": 0.001}), ("init", {"position": [1.0]}), ("trial", {"payload_mass": 0}),

@@ -257,7 +257,7 @@ def test_disk_full_in_check_urdf_and_report_is_one_line(tmp_path, monkeypatch, c
     try:
         before = snapshot(tmp_path)
         import lab.core.outputs
-        import lab.core.results
+        import lab.results
 
         import lab.core.writes
 

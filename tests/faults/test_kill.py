@@ -14,8 +14,8 @@ from conftest import snapshot
 
 # Patches that kill the child at a chosen moment of writing a run folder.
 IN_BUILD = """
-import lab.core.results
-lab.core.results.timeseries_csv = lambda series: KILL()   # mid-build: scenario.toml written, the rest not
+import lab.results
+lab.results.timeseries_csv = lambda series: KILL()   # mid-build: scenario.toml written, the rest not
 """
 MID_MOVE = """
 import os, lab.core.outputs

@@ -1,11 +1,11 @@
-"""lab.actuators: the torque–speed line, by hand and in the engine against its closed forms."""
+"""lab.core.actuators: the torque–speed line, by hand and in the engine against its closed forms."""
 
 import math
 
 import numpy as np
 import pytest
 
-from lab.actuators import Motors, limit_torque, motor_at_joint, rpm, spin_up_speed, spin_up_speed_discrete
+from lab.core.actuators import Motors, limit_torque, motor_at_joint, rpm, spin_up_speed, spin_up_speed_discrete
 from lab.core.tolerances import TOL
 from lab.core.world import World
 

@@ -311,12 +311,13 @@ class FakeViewer:
 
 def _sim(duration: float, scenario: str = SCENARIO, **overlay_kw):
     from lab.core import scenario as scn
-    from lab.gui import GuiOverlay
     from lab.core.runner import Simulation
+    from lab.present import Window
 
-    sim = Simulation(scn.load(scenario, [f"sim.duration={duration}"]))
     fake = FakeViewer()
-    sim.gui = GuiOverlay(sim.world, sim.controller, viewer=fake, **overlay_kw)
+    window = Window(viewer=fake, **overlay_kw)
+    sim = Simulation(scn.load(scenario, [f"sim.duration={duration}"]), observers=(window,))
+    sim.gui = window.gui  # the window's overlay, for the test to read (the run calls it through the observer)
     return sim, fake
 
 
@@ -616,7 +617,7 @@ def test_a_run_without_the_window_is_unchanged_by_the_overlay():
 
     plain = Simulation(scn.load(SCENARIO, ["sim.duration=0.3"]))
     try:
-        assert plain.gui is None
+        assert plain.observers == ()
         a = plain.run()
     finally:
         plain.close()

@@ -15,9 +15,11 @@ W, H = 320, 240
 def _state_after(name: str, seconds: float):
     from lab.core import scenario as scn
     from lab.core.runner import Simulation
+    from lab.present import Overlays
 
-    sim = Simulation(scn.load(name, [f"sim.duration={seconds}"]))
-    scene = sim.overlay_scene()
+    overlays = Overlays()
+    sim = Simulation(scn.load(name, [f"sim.duration={seconds}"]), observers=(overlays,))
+    scene = overlays.scene
     state = sim.world.read_state()
     for k in range(int(round(seconds / sim.world.dt))):
         state, applied = sim.step(state)

@@ -13,10 +13,10 @@ import pytest
 from lab.core import scenario as scn
 from lab.analysis.plots import run_plots
 from lab.core.recorder import balance_residual, work_channels
-from lab.core.results import timeseries_columns
+from lab.results import timeseries_columns
 from lab.core.runner import run_scenario
 
-SCENARIOS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "scenarios").glob("*.toml"))
+SCENARIOS = sorted(p.stem for p in scn.list_scenarios())
 DURATION = 0.3  # s: long enough for every view to have a path, short enough for ten scenarios
 
 
@@ -39,7 +39,9 @@ def test_every_scenario_plots_what_it_is(name, runs, tmp_path):
     import matplotlib.pyplot as plt
 
     res = runs[name]
-    views = {v.name: v for v in res.views()}
+    from lab.analysis.plots import run_views
+
+    views = {v.name: v for v in run_views(res)}
     written = sorted(p.name for p in run_plots(res, tmp_path))
     assert written == sorted(f"{v}.png" for v in views)
     for png in written:

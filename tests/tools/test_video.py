@@ -55,7 +55,7 @@ def test_video_frame_rate_is_real_time(tmp_path):
     import imageio.v2 as imageio
 
     from lab.core import scenario as scn
-    from lab.core.runner import run_scenario
+    from lab.present import run_scenario
 
     video = tmp_path / "a.mp4"
     run_scenario(scn.load(SCENARIO, ["sim.duration=0.2"]), video=str(video))
@@ -70,7 +70,7 @@ def test_recording_does_not_change_the_physics(tmp_path):
     """The camera and the ground grid are visual only: the same run with and without a video gives
     identical arrays."""
     from lab.core import scenario as scn
-    from lab.core.runner import run_scenario
+    from lab.present import run_scenario
 
     sc = scn.load(SCENARIO, ["sim.duration=0.3"])
     plain = run_scenario(sc)

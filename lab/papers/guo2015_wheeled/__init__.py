@@ -11,5 +11,25 @@ partial feedback linearisation, reproduced on the engine (what is where: README.
 
 Reusable parts it uses: the wheeled snake robot (lab.robots.wheeled_snake), the head-tracking PFL
 controller (lab.papers.guo2015_wheeled.controllers, which evaluates :mod:`.model`), the head-tracking trial
-(lab.papers.guo2015_wheeled.trials); scenarios/snake_head_tracking.toml.
+(lab.papers.guo2015_wheeled.trials); lab/papers/guo2015_wheeled/scenarios/snake_head_tracking.toml.
 """
+
+from lab.papers.manifest import Paper
+
+PAPER = Paper(
+    key="guo2015_wheeled",
+    authors=("Guo, Xian", "Ma, Shugen", "Li, Bin", "Wang, Minghui", "Wang, Yuechao"), year=2015,
+    title="基于微分几何的蛇形机器人动力学与控制统一模型",
+    title_en="A unified dynamics and control model of snake robots based on differential geometry",
+    translated=True, venue="Scientia Sinica Informationis (中国科学: 信息科学), 45: 1080–1094",
+    doi="10.1360/N112014-00024",
+    reproduced="the nonholonomic unified model (eq. 14) against the constrained Euler–Lagrange form "
+               "(eq. 18), PFL head tracking (eqs. 23–24, Figs 4–6), the engine under the same law",
+    figures=("eq. 14 unified model vs eq. 18", "Fig 4 head path", "Fig 5 tracking error", "Fig 6 joint torques"),
+    tolerances=".tolerances",
+    plugins={"controller": (".controllers",),
+             "trial": (".trials",),
+             "check": (".checks",),
+             "fault": (".faults",),
+             "report section": (".report",)},
+)

@@ -10,7 +10,7 @@
   head RMS error over t ≥ 20 s, φ periodic with the reference's 24 s, per-joint torque RMS over 36–60 s;
   and the same closed loop on the constrained Euler–Lagrange form projected on the head velocity (eq. 18)
   integrated as its own plant over the whole 60 s: the two trajectories (head, φ, torques) compared.
-* ``pfl_engine`` — scenarios/snake_head_tracking.toml on the engine against the same model run: head
+* ``pfl_engine`` — lab/papers/guo2015_wheeled/scenarios/snake_head_tracking.toml on the engine against the same model run: head
   RMS over t ≥ 20 s and over the late window 50–60 s (where the start transient both share has decayed),
   per-joint torque RMS within 20 % and the torque *shape* (normalised RMS error per joint over 36–60 s,
   nothing aligned), the wheels' lateral slip, and the friction the wheels use over the first 0.3 s (the

@@ -1,7 +1,7 @@
 """Report section ``guo2015_wheeled``: Guo et al. 2015, the passive-wheel snake's unified model and head-tracking PFL.
 
 Counterparts of the paper's Figs 4–6 — the head's path against the reference, the joint angles, the joint
-torques — with the engine (scenarios/snake_head_tracking.toml) and the unified model under the same PFL law
+torques — with the engine (lab/papers/guo2015_wheeled/scenarios/snake_head_tracking.toml) and the unified model under the same PFL law
 on the same axes; the wheel friction the model's start needs and the engine's lateral slip; the three
 formulations' agreement (the ``nonholonomic_models`` figures) and spot values; the slips found in the
 paper's printed equations (lab.papers.guo2015_wheeled.model.SLIPS).

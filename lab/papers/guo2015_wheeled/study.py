@@ -150,44 +150,45 @@ def friction_use(sc, t_end: float = 0.3) -> FrictionUse:
     forces from the World's contact snapshot (lab.core.contacts: normal force and the friction force on the
     robot, world frame); the lateral direction of module i is its y axis (the axle)."""
     from lab.core.contacts import F_T, Col
-    from lab.core.errors import Diverged
+    from lab.core.observers import Probe
     from lab.core.runner import Simulation
 
-    sim = Simulation(sc)
-    w = sim.world
-    try:
-        lay = Layout.of(w.model)
-        mod_of = {int(link): i for i, pair in enumerate(lay.wheels) for link in pair}
-        mass = w.model.mass
-        weight = (mass[lay.modules] + mass[lay.wheels].sum(axis=1)) * sc.sim.gravity
-        mu = float(sc.robot.wheel_friction) * float(getattr(sc.arena, "friction", 1.0))
-        state = w.read_state()
-        sim.recorder.start(state)
+    rows_t, lw, ln, use, pos = [], [], [], [], []
+    ctx = {}
+
+    def sample(k, pre, tau, parts, state):
+        lay, mod_of, weight, mu = ctx["lay"], ctx["mod_of"], ctx["weight"], ctx["mu"]
         n = len(lay.modules)
-        rows_t, lw, ln, use, pos, status = [], [], [], [], [], "ok"
-        try:
-            for _ in range(int(round(t_end / sc.sim.dt))):
-                state, _ = sim.step(state)
-                lat, fn, u = np.zeros(n), np.zeros(n), 0.0
-                y_W = state.R_WB[lay.modules][:, :, 1]
-                for r in state.contacts:
-                    i = mod_of.get(int(r[Col.LINK]))
-                    if i is None:
-                        continue
-                    f = r[F_T]
-                    lat[i] += f @ y_W[i]
-                    fn[i] += r[Col.FN]
-                    if r[Col.FN] > 0:
-                        u = max(u, float(np.linalg.norm(f)) / (mu * r[Col.FN]))
-                rows_t.append(state.t)
-                lw.append(np.abs(lat) / weight)
-                ln.append(np.abs(lat) / np.maximum(fn, 1e-300))
-                use.append(u)
-                pos.append(state.p_W.copy())
-        except Diverged as exc:
-            status = f"diverged: {exc}"
+        lat, fn, u = np.zeros(n), np.zeros(n), 0.0
+        y_W = state.R_WB[lay.modules][:, :, 1]
+        for r in state.contacts:
+            i = mod_of.get(int(r[Col.LINK]))
+            if i is None:
+                continue
+            f = r[F_T]
+            lat[i] += f @ y_W[i]
+            fn[i] += r[Col.FN]
+            if r[Col.FN] > 0:
+                u = max(u, float(np.linalg.norm(f)) / (mu * r[Col.FN]))
+        rows_t.append(state.t)
+        lw.append(np.abs(lat) / weight)
+        ln.append(np.abs(lat) / np.maximum(fn, 1e-300))
+        use.append(u)
+        pos.append(state.p_W.copy())
+
+    sim = Simulation(sc, observers=(Probe(sample),))  # after every step: the contact snapshot of the new state
+    try:
+        w = sim.world
+        lay = Layout.of(w.model)
+        mass = w.model.mass
+        ctx.update(lay=lay, mod_of={int(link): i for i, pair in enumerate(lay.wheels) for link in pair},
+                   weight=(mass[lay.modules] + mass[lay.wheels].sum(axis=1)) * sc.sim.gravity,
+                   mu=float(sc.robot.wheel_friction) * float(getattr(sc.arena, "friction", 1.0)))
+        result = sim.run(duration=t_end)
     finally:
         sim.close()
+    mu = ctx["mu"]
+    status = "ok" if result.status == "ok" else f"{result.status}: {result.error}"
     return FrictionUse(mu, np.array(rows_t), np.array(lw), np.array(ln), np.array(use), np.array(pos), status)
 
 

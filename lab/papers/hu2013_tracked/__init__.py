@@ -13,3 +13,23 @@ Importing this package registers nothing and loads no library module, so the lib
 ``climb_params``, the climb controller's drive limits) can import :mod:`.model` without a cycle;
 :mod:`lab.core.plugins` lists :mod:`.checks` and :mod:`.report`, which register themselves on the first lookup.
 """
+
+from lab.papers.manifest import Paper
+
+PAPER = Paper(
+    key="hu2013_tracked",
+    authors=("Hu, Yanan", "Ma, Shugen", "Li, Bin", "Wang, Minghui", "Wang, Yuechao"), year=2013,
+    title="基于旋量动力学建模的可重构轮手一体机器人越障性能研究",
+    title_en="Obstacle-negotiation performance of a reconfigurable wheel-manipulator robot based on "
+             "screw-theory dynamic modelling", translated=True,
+    reproduced="the step climb (advance, flip, climb), motor torque against step height and arm length "
+               "(Figs 8–10), the largest step, the support-triangle margin (eq. 13)",
+    figures=("Fig 8 motor torque vs step height", "Fig 9 arm speed", "Fig 10 arm length",
+             "Fig 12 stability region", "eq. 13 support-triangle margin", "h_max"),
+    tolerances=".tolerances",
+    plugins={"controller": (".controllers",),
+             "trial": (".trials",),
+             "check": (".checks",),
+             "fault": (".faults",),
+             "report section": (".report",)},
+)

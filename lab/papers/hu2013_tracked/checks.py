@@ -69,7 +69,7 @@ def engine_run(h: float, overrides=None):
 
 
 def model_run(sc):
-    return climb(sc.robot.climb_params(), sc.arena.step_height, sc.controller.arm_speed)
+    return climb(ClimbParams.from_spec(sc.robot), sc.arena.step_height, sc.controller.arm_speed)
 
 
 def model_window(mod) -> tuple[float, float]:
@@ -89,7 +89,7 @@ def top_time(mod) -> float:
     return float((th[-1] - th[top][0]) / mod.arm_speed) if top.any() else 0.0
 
 
-def peak_closed_form(p: ClimbParams, g: float = 9.81) -> float:
+def peak_closed_form(p:  ClimbParams, g: float = 9.81) -> float:
     """The climb-phase peak motor torque in closed form (arm angle 0 of the climb; see the module doc)."""
     rho = p.arm_com / p.arm_length
     L0 = math.sqrt(p.arm_length**2 - (p.z_pivot0 - p.guide_radius) ** 2)
@@ -175,14 +175,14 @@ def step_climb(overrides) -> dict[str, Figure]:
             + (f", D = {led.dissipated:.2f} J of W = {led.work:.2f} J" if led is not None else ""))
     # the largest height, default cleats
     h_max, notes = ladder(LADDER, ov)
-    h_geo = height_limit(ClimbParams())
+    h_geo = height_limit( ClimbParams())
     note = (f"ladder {', '.join(notes)} (μ = 0.8, default cleats); paper: 0.17 m climbed, limit min(l, l − r) = "
             f"{h_geo:.3f} m")
     if h_max > h_geo:
         note += (f". The engine climbs above l − r: that limit assumes the flip pivots on the step's corner "
                  f"with the edge on the straight front face; in the engine (and in the lab's screw model, "
                  f"whose curved-prismatic belt joint follows the contact round the top pulley: its own "
-                 f"geometric limit is {max_height(ClimbParams(), 0.5):.3f} m) the edge contact passes onto "
+                 f"geometric limit is {max_height( ClimbParams(), 0.5):.3f} m) the edge contact passes onto "
                  f"the top pulley's arc, so the body still rolls over the corner")
     figs["max_height_m"] = Figure(float(h_max), tol("climb.max_height_lo"), bool(h_max >= tol("climb.max_height_lo")),
                                   note)
@@ -216,7 +216,7 @@ def differential_figures(ov) -> dict[str, Figure]:
     from lab.papers.hu2013_tracked.model.stall import stall_law
 
     figs: dict[str, Figure] = {}
-    p = engine_scenario(DIFF_H, ov).robot.climb_params()
+    p = ClimbParams.from_spec(engine_scenario(DIFF_H, ov).robot)
     for mg, mw in DIFF_SLIDING:
         m = differential_run(mg, mw, ov)
         F, F_mod = m["diff.stall_force_N"], m["diff.stall_force_model_N"]

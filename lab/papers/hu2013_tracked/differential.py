@@ -43,10 +43,11 @@ def model_values(sc) -> tuple[float, float]:
     """(stall force, flip requirement) of the closed forms for a scenario, NaN where they do not apply
     (a slope, a yaw, stairs, no step or one no higher than the pulley radius)."""
     from lab.arenas.step import Step
+    from lab.papers.hu2013_tracked.model.params import ClimbParams
     from lab.papers.hu2013_tracked.model.stall import stall_law
 
     a = sc.arena
-    p = sc.robot.climb_params()
+    p = ClimbParams.from_spec(sc.robot)
     if (not isinstance(a, Step) or a.slope_deg != 0 or a.yaw_deg != 0 or a.step_height <= p.pulley_radius
             or a.step_height >= p.track_side + p.pulley_radius):
         return math.nan, math.nan

@@ -68,9 +68,9 @@ def _joint_names(sc) -> list[str]:
 
 
 def model_curve(sc):
-    from lab.papers.hu2013_tracked.model import climb
+    from lab.papers.hu2013_tracked.model import ClimbParams, climb
 
-    p = sc.robot.climb_params()
+    p = ClimbParams.from_spec(sc.robot)
     h = sc.arena.step_height
     if h < p.pulley_radius:
         return None
@@ -300,7 +300,7 @@ def hu2013_section(ctx) -> SectionResult:
             "same pose, so the peak has a closed form independent of h (lab check step_climb); what grows with h is "
             "the torque after the start against the arm angle and the work ∫τ dθ (figure)"),
         Row("Fig 10: peak torque against arm length (model)", " → ".join(
-            f"{climb_peak(ClimbParams(arm_length=la), 0.15) * 1e3:.2f}" for la in LA_FIG10) + " mN·m",
+            f"{climb_peak( ClimbParams(arm_length=la), 0.15) * 1e3:.2f}" for la in LA_FIG10) + " mN·m",
             "falls with l_a", "warn", "the closed form rises with L₀ = √(l_a² − (z_p − r_d)²), so the paper's own "
             "eqs. 10–12 contradict Fig 10; only the late climb and the total work fall with arm length"),
         Row("height limit min(l, l − r)", f"{height_limit(p):.3f} m", "0.195 m", "pass"),

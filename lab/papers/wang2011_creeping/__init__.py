@@ -13,3 +13,20 @@ beside this file.
 Reusable parts it uses: the passive-creeping and serpenoid controllers, the anisotropic Coulomb law,
 the drag-course trial (lab.trials.drag_course), the tether, lab.analysis (recurrence, motion onset).
 """
+
+from lab.papers.manifest import Paper
+
+PAPER = Paper(
+    key="wang2011_creeping",
+    authors=("Wang, Zhifeng", "Ma, Shugen", "Li, Bin", "Wang, Yuechao"), year=2011,
+    title="基于能量的蛇形机器人蜿蜒运动控制方法的仿真与实验研究",
+    title_en="Simulation and Experimental Study of an Energy-based Control Method for the Serpentine "
+             "Locomotion of a Snake-like Robot",
+    venue="Acta Automatica Sinica", doi="10.3724/SP.J.1004.2011.00604",
+    reproduced="passive creeping: start-up (Fig 5), torque recurrence (Fig 6), energy regulation (Fig 7), "
+               "turning (Fig 8), η2 (Table 2), the drag experiment (Figs 12–14)",
+    figures=("Fig 5 start-up", "Fig 6 torque recurrence", "Fig 7 energy regulation", "Fig 8 turning",
+             "Table 2 η2 on three surfaces", "Figs 12–14 drag experiment"),
+    tolerances=".tolerances",
+    plugins={"check": (".checks", ".turning"), "analysis": (".gait",), "report section": (".report",)},
+)

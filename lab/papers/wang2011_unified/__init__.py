@@ -12,6 +12,21 @@ where: README.md beside this file.
 
 Reusable parts it uses: the snake robot, the anisotropic Coulomb law (head_exempt = false), the
 serpenoid controller (``phase_offset`` = β for the paper's (i − 3)β), the ``welded_tail`` trial
-(lab.trials.welded_tail). Scenarios: scenarios/snake_unified_locomotion.toml,
-scenarios/snake_unified_manipulation.toml.
+(lab.trials.welded_tail). Scenarios: lab/papers/wang2011_unified/scenarios/snake_unified_locomotion.toml,
+lab/papers/wang2011_unified/scenarios/snake_unified_manipulation.toml.
 """
+
+from lab.papers.manifest import Paper
+
+PAPER = Paper(
+    key="wang2011_unified",
+    authors=("Wang, Zhifeng", "others"), year=2011,  # the co-authors are not on the pages the lab has
+    title="基于微分几何的蛇形机器人移动与操作统一动力学模型研究",
+    title_en="Unified dynamic model of snake robot locomotion and manipulation based on differential geometry",
+    translated=True, venue="Scientia Sinica Informationis (中国科学: 信息科学)",
+    reproduced="the unified locomotion/manipulation model (eqs. 22–27) against the engine, Fig 5, "
+               "the friction's slip speed",
+    figures=("eqs. 22–27 unified model", "Fig 5 locomotion and manipulation torques", "Table D1 parameters"),
+    tolerances=".tolerances",
+    plugins={"check": (".checks",), "fault": (".faults",), "report section": (".report",)},
+)

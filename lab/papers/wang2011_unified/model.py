@@ -53,6 +53,8 @@ Appendix tables A1, B1, C1 were checked term by term against the POE model (test
 
 from __future__ import annotations
 
+import functools
+
 import math
 import time
 from dataclasses import dataclass
@@ -189,14 +191,9 @@ class _Model:
             self.wheel[-1] = 0.0
 
 
-_CACHE: dict[Wang2011Params, _Model] = {}
-
-
+@functools.lru_cache(maxsize=64)  # a sweep over parameters would otherwise keep every model it built
 def _model(p: Wang2011Params) -> _Model:
-    m = _CACHE.get(p)
-    if m is None:
-        m = _CACHE[p] = _Model(p)
-    return m
+    return _Model(p)
 
 
 def _exp_all(xi: np.ndarray, x: np.ndarray) -> np.ndarray:

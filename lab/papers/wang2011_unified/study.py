@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from lab.core import scenario as scn
+from lab.core.observers import Observer
 from lab.papers.wang2011_unified.params import Wang2011Params, paper_base_from_lab
 from lab.papers.wang2011_unified.model import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
                     mean_abs_torque)
@@ -129,70 +130,77 @@ class EngineRun:
         return self.xy[:, -1, :] + 0.5 * self.L * np.stack([np.cos(th), np.sin(th)], -1)
 
 
-def start_on_gait(sim, sc) -> None:
+def start_on_gait(run, sc) -> None:
     """Put the joints on the scenario's gait at t = 0 (angles and rates) with the base at rest: the
     model's initial state (the paper's base point and yaw at rest). The runner starts every run
-    straight and at rest; this is the model's start, set through :meth:`lab.core.world.World.reset_state`."""
-    w = sim.world
+    straight and at rest; this is the model's start, set through :meth:`lab.core.world.World.reset_state`
+    (``run``: anything with the ``world``, e.g. the run's :class:`lab.core.observers.RunView`)."""
+    w = run.world
     q0, qd0, _ = gait_of(sc.controller)(w.n_joints)(0.0)
     w.reset_state(q=q0, qd=qd0, v_W=(0.0, 0.0, 0.0), w_W=(0.0, 0.0, 0.0))
 
 
+class _Sampler(Observer):
+    """The engine run's probe: every ``every``-th step and the last one, the snapshot the step started
+    from, the torque the controller commanded on it and the accelerations over it."""
+
+    def __init__(self, sc, every: int, n_steps: int, on_gait: bool):
+        self.sc, self.every, self.last, self.on_gait = sc, every, n_steps - 1, on_gait
+        self.K = -(-n_steps // every) + 1  # every ``every``-th step and the last one (t_end − dt: two periods, to a step)
+        self.r, self.state = 0, None
+
+    def on_setup(self, run) -> None:
+        self.run = run
+        if self.on_gait:
+            start_on_gait(run, self.sc)
+        w = run.world
+        N, J, K = w.n_links, w.n_joints, self.K
+        self.buf = {k: np.zeros(s) for k, s in dict(t=(K,), xy=(K, N, 2), yaw=(K, N), v0_W=(K, 3), yawd0=(K,),
+                                                      q=(K, J), qd=(K, J), tau=(K, J), a0_W=(K, 3), yawdd0=(K,),
+                                                      qdd=(K, J)).items()}
+
+    def on_step(self, k, pre, tau, parts, new):
+        self.state = new
+        if (k % self.every == 0 or k == self.last) and self.r < self.K:
+            buf, r, dt = self.buf, self.r, self.sc.sim.dt
+            buf["t"][r] = pre.t
+            buf["xy"][r] = pre.p_W[:, :2]
+            buf["yaw"][r] = pre.yaw
+            buf["v0_W"][r] = pre.v_W[0]
+            buf["yawd0"][r] = pre.w_W[0, 2]
+            buf["q"][r] = pre.q
+            buf["qd"][r] = pre.qd
+            buf["tau"][r] = self.run.last_command()
+            buf["a0_W"][r] = (new.v_W[0] - pre.v_W[0]) / dt
+            buf["yawdd0"][r] = (new.w_W[0, 2] - pre.w_W[0, 2]) / dt
+            buf["qdd"][r] = (new.qd - pre.qd) / dt
+            self.r += 1
+        return None
+
+
 def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) -> EngineRun:
-    """Run scenario ``sc`` on the engine with the runner's own step, :meth:`lab.core.runner.Simulation.step`
-    (controller → friction → apply → step → read → ledger), sampling every ``every`` steps (default:
-    ``sim.record_every``) and the last step, whose snapshot is at t_end − dt. The sampled torque is the
-    one that step applied (``Simulation.last_tau``): the controller is called once per step."""
-    from lab.core.errors import Diverged
+    """Run scenario ``sc`` on the engine (the runner's own loop, :meth:`lab.core.runner.Simulation.run`:
+    controller → friction → apply → step → read → ledger), sampling every ``every`` steps (default:
+    ``sim.record_every``) and the last step, whose snapshot is at t_end − dt, with an observer. The
+    sampled torque is the one the controller commanded on that step (called once per step)."""
     from lab.core.runner import Simulation
 
     every = int(every or sc.sim.record_every)
     n_steps = sc.sim.n_steps
-    sim = Simulation(sc)
+    probe = _Sampler(sc, every, n_steps, on_gait)
+    sim = Simulation(sc, observers=(probe,))
     try:
-        if on_gait:
-            start_on_gait(sim, sc)
-        w = sim.world
-        state = w.read_state()
-        sim.recorder.start(state)
-        K = -(-n_steps // every) + 1  # every ``every``-th step and the last one (t_end − dt: two periods, to a step)
-        N, J = w.n_links, w.n_joints
-        buf = {k: np.zeros(s) for k, s in dict(t=(K,), xy=(K, N, 2), yaw=(K, N), v0_W=(K, 3), yawd0=(K,),
-                                                 q=(K, J), qd=(K, J), tau=(K, J), a0_W=(K, 3), yawdd0=(K,),
-                                                 qdd=(K, J)).items()}
-        dt = sc.sim.dt
-        status, error, r = "ok", "", 0
-        t0 = time.perf_counter()
-        try:
-            for k in range(n_steps):
-                if (k % every == 0 or k == n_steps - 1) and r < K:
-                    pre = state
-                    new, _ = sim.step(state)
-                    buf["t"][r] = pre.t
-                    buf["xy"][r] = pre.p_W[:, :2]
-                    buf["yaw"][r] = pre.yaw
-                    buf["v0_W"][r] = pre.v_W[0]
-                    buf["yawd0"][r] = pre.w_W[0, 2]
-                    buf["q"][r] = pre.q
-                    buf["qd"][r] = pre.qd
-                    buf["tau"][r] = sim.last_tau
-                    buf["a0_W"][r] = (new.v_W[0] - pre.v_W[0]) / dt
-                    buf["yawdd0"][r] = (new.w_W[0, 2] - pre.w_W[0, 2]) / dt
-                    buf["qdd"][r] = (new.qd - pre.qd) / dt
-                    r += 1
-                    state = new
-                else:
-                    state, _ = sim.step(state)
-        except Diverged as exc:
-            status, error = "diverged", str(exc)
-        wall = time.perf_counter() - t0
+        result = sim.run()
+        state = probe.state if probe.state is not None else sim.world.read_state()
         bal = sim.recorder.balance(state.kinetic_energy)
     finally:
         sim.close()
-    run = EngineRun(case=case, dt=dt, L=float(sc.robot.module_length), wall_s=wall, status=status, error=error,
+    dt, r, wall = sc.sim.dt, probe.r, float(result.metrics["wall_time_s"])
+    run = EngineRun(case=case, dt=dt, L=float(sc.robot.module_length), wall_s=wall, status=result.status,
+                    error=result.error,
                     info=dict(steps=n_steps, every=every, realtime_factor=n_steps * dt / wall if wall > 0 else 0.0,
                               energy_residual_rel=bal["residual_rel"], work_in_J=bal["work_in_J"]),
-                    **{k: v[:r] for k, v in buf.items()})
+                    **{k: v[:r] for k, v in probe.buf.items()})
     return run
 
 

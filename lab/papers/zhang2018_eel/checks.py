@@ -7,7 +7,7 @@
   spun about z: its speed and spin decay as the closed forms of the law's equations say (eqs. 22, 24,
   27: M v̇ = −c v − c₂|v|v, (J + λ1) ω̇ = −λ2 ω − λ3|ω|ω), with the dry geometry's m and J and the
   law's own coefficients. The one check that isolates the fluid's torque and the added mass.
-* ``eel_engine`` — the PyBullet run of scenarios/eel_forward_turn.toml against the exact model with the
+* ``eel_engine`` — the PyBullet run of lab/papers/zhang2018_eel/scenarios/eel_forward_turn.toml against the exact model with the
   same parameters (geometry from the robot spec, coefficients from the hydrodynamics law).
 
 Signals: heading θ0, CM trajectory, CM velocity (x, y), joint-1 torque (paper convention, tail joint),

@@ -1,7 +1,7 @@
 """Report section ``zhang2018_eel``: Zhang et al. 2018, eel robot in a non-inertial frame.
 
 Counterparts of the paper's Figs 2–7 — heading, CM trajectory, CM velocity x and y, joint torques —
-with three curves on the same axes: the engine (PyBullet, scenarios/eel_forward_turn.toml), the exact
+with three curves on the same axes: the engine (PyBullet, lab/papers/zhang2018_eel/scenarios/eel_forward_turn.toml), the exact
 model (eqs. 20–21) and the non-inertial model (eqs. 28–33), all under the same feedback-linearising
 controller (eqs. 35–37) and eq. 39's γ schedule. A table gives the agreement figures (the `eel_models`
 and `eel_engine` checks' definitions), the per-term diagnostics and the parameter discrepancies.

@@ -322,7 +322,7 @@ def test_what_bounds_the_wheels_lateral_force_is_mu_times_the_pairs_normal_force
     modules), and no pair needs more than |Σ f_lat| / Σ N = 4.87. At μ = 5 the most loaded single contact saturates (|f| = μN) and its wheel
     partner takes the rest (both push along the axle: the split moves nothing), so the run is the μ = 10
     run to rounding; at μ = 3 < 4.87 the pair must slip: its contacts sit on their friction limit and the
-    path leaves the no-slip one (measured 13 mm in 0.1 s). Before the joints' motors (lab.actuators) the PFL,
+    path leaves the no-slip one (measured 13 mm in 0.1 s). Before the joints' motors (lab.core.actuators) the PFL,
     which assumes no slip, then diverged at 0.05 s; the motors' torque–speed lines now cut its commands and
     the run stays finite. Bullet clamps each of a contact's two friction directions at μN separately (a
     friction pyramid), so a single contact's |f| reaches √2 μN at most (measured exactly √2 at μ = 3)."""

@@ -112,7 +112,7 @@ def cone_lp(spec, mu_g, mu_w, rear_lifted=False, sense=-1.0):
 
 
 SPEC = TrackedSpec()
-PARAMS = SPEC.climb_params()
+PARAMS = ClimbParams.from_spec(SPEC)
 MU_G = (0.0, 0.3, 0.8, 1.5, 3.0)
 MU_W = (0.0, 0.3, 0.8, 2.0)
 

@@ -37,7 +37,7 @@ def test_spec_geometry_and_masses():
     assert 3 * SPEC.slab_mass + 3 * (SPEC.pulley_link_mass - SPEC.pulley_mass) == pytest.approx(SPEC.belt_mass)
     # the screw model's body is a uniform prism of the same section; the belt and pulleys (0.95 kg) sit
     # on its perimeter, which raises the pitch inertia by 17 % (the quasi-static torques do not see it)
-    assert I[1, 1] == pytest.approx(1.167 * ClimbParams().I_body[0, 0], rel=0.01)
+    assert I[1, 1] == pytest.approx(1.167 *  ClimbParams().I_body[0, 0], rel=0.01)
     # mesh of the body: the rounded-triangle prism, volume = section area × width
     l, r = SPEC.track_side, SPEC.pulley_radius
     area = math.sqrt(3) / 4 * l**2 + 3 * l * r + math.pi * r**2
@@ -160,7 +160,7 @@ def test_controller_stalls_at_the_step_and_flips():
     # flip torque (the arm lifting the rear) against the screw model's, within the contact jitter
     from lab.papers.hu2013_tracked.model import climb
 
-    mod = climb(sc.robot.climb_params(), 0.10, 0.5)
+    mod = climb(ClimbParams.from_spec(sc.robot), 0.10, 0.5)
     f = L["phase"] == 1
     assert np.median(L["tau_arm"][f]) == pytest.approx(np.median(mod.arm_torque[mod.phase == 0]), rel=0.25)
 
@@ -317,7 +317,7 @@ def test_independent_mode_climbs_the_papers_017_m_with_the_default_cleats():
     sc = scn.load("tracked_step_climb", ["arena.step_height=0.17", "trial.stop_when_decided=true", "sim.duration=16"])
     m = run_scenario(sc).metrics
     assert m["climb.success"]
-    ratio = m["climb.peak_climb_torque_Nm"] / climb(sc.robot.climb_params(), 0.17, 0.5).peak_climb_torque
+    ratio = m["climb.peak_climb_torque_Nm"] / climb(ClimbParams.from_spec(sc.robot), 0.17, 0.5).peak_climb_torque
     assert tol("climb.peak_ratio_lo") <= ratio <= tol("climb.peak_ratio_hi")
 
 
@@ -334,7 +334,7 @@ def test_differential_mode_belt_slips_at_the_coulomb_bound_and_the_arm_stalls():
     sc = scn.load("tracked_step_climb", ["controller.mode=differential", "arena.step_height=0.10",
                                          "trial.stop_when_decided=true", "sim.duration=20"])
     m = run_scenario(sc).metrics
-    p = sc.robot.climb_params()
+    p = ClimbParams.from_spec(sc.robot)
     mu = sc.robot.track_friction
     cap, _ = riser_belt_capacity(p, m["climb.stall_arm_torque_Nm"], mu)
     assert not m["climb.success"]

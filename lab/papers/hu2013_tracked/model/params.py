@@ -93,6 +93,15 @@ class ClimbParams(DriveLimits):
     guide_width: float = 0.012  # steel guide wheel thickness → its mass ρπr_d²w (0.27 kg of m_a)
     pivot_height: float | None = None  # z_p at the climb start; None → r + l/2 (see module doc)
 
+    @classmethod
+    def from_spec(cls, spec) -> "ClimbParams":
+        """The screw model's parameters for a :class:`lab.robots.tracked.TrackedSpec` (the robot the
+        engine runs): what the model is checked against."""
+        return cls(m_body=spec.body_mass, m_arm=spec.arm_mass, track_side=spec.track_side,
+                   pulley_radius=spec.pulley_radius, guide_radius=spec.guide_radius, arm_length=spec.arm_length,
+                   motor_torque_max=spec.motor_torque_max, motor_speed_rpm=spec.motor_speed_rpm, i0=spec.i0,
+                   i1=spec.i1, i2=spec.i2, body_width=spec.width, guide_width=spec.guide_width)
+
     def __post_init__(self):
         for name in ("m_body", "m_arm", "gravity", "i0", "i1", "i2", "motor_torque_max", "motor_speed_rpm"):
             _check(getattr(self, name) > 0, name, f"must be > 0, got {getattr(self, name)}")

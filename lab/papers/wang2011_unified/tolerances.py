@@ -1,0 +1,51 @@
+"""The tolerances of wang2011_unified's checks and tests, each with its reason (merged into
+:data:`lab.core.tolerances.TOL`; declared in the paper's manifest)."""
+
+from __future__ import annotations
+
+from lab.core.tolerances import Tol
+
+TOL = {
+    # unified_manipulation / unified_locomotion (Wang 2011 unified), three gait periods (18.85 s), dt = 0.2 ms.
+    # The paper's comparison: the unified model vs a separately written Newton–Euler model at the same states.
+    "unified.vs_newton_euler_rel": Tol(
+        1e-11, "two exact formulations of the same mechanics: rounding only (measured ≤ 2.1e-12 over the "
+               "locomotion run, ≤ 8e-16 welded); the paper prints 5e-10–9e-10 welded"),
+    # ... and the Newton–Euler equations integrated as their own plant (locomotion) against the unified run.
+    "unified.ne_plant_track_m": Tol(
+        1e-7, "both plants by LSODA at rtol 1e-8: the integrators' own error (measured 1.7e-8 m over three periods)"),
+    "unified.ne_plant_torque_nrmse": Tol(
+        1e-6, "both plants by LSODA at rtol 1e-8 (measured 1.7e-7 over three periods)"),
+    # Engine vs model as separately simulated runs: the engine's applied torques vs the model's own run.
+    "unified.runs_manip_mean_rel": Tol(
+        0.12, "measured 4.4 / 4.8 / 5.4 / 6.0 % (kd = 0.5; the servo's heavy mode, ω = 100 rad/s, ζ = 0.025, rings "
+              "~1 s after the start and each friction reversal, but damping it at ζ 0.7 leaves 2.9–3.9 %); 2× margin"),
+    "unified.runs_manip_nrmse": Tol(
+        0.5, "measured 13 / 15 / 19 / 24 % (11–21 % with the ringing damped, README); 2× margin"),
+    "unified.runs_manip_fig5_mean_rel": Tol(
+        0.003, "the same over the paper's Fig 5 window (13–14 s), after the ringing: measured ≤ 0.06 % per joint "
+               "(kd = 0.5, 0.2 ms); 5× margin"),
+    "unified.runs_loco_mean_rel": Tol(
+        0.04, "measured 1.7 / 1.9 / 1.9 / 1.9 % (the paper's unified-vs-Newton–Euler column: 0.98–6.09 %); the "
+              "servo's lag (≤ 2e-4 rad) moves the friction's tanh(v/v_s) at the slow modules; 2× margin"),
+    "unified.runs_loco_nrmse": Tol(
+        0.2, "measured 6.8 / 7.8 / 8.9 / 9.6 %, most of it the start transient (1.6 % over the third period); 2× margin"),
+    # The sanity rows: the model at the engine's own states and step accelerations vs the applied torques.
+    "unified.at_state_identity_manip_rel": Tol(
+        1e-6, "an identity, not a comparison: the applied torque is exactly the inverse dynamics at the state it was "
+              "computed from and the step's acceleration, so only rounding remains (measured ≤ 1.5e-13)"),
+    "unified.weld_drift_m": Tol(0.0, "a fixed base (welded_tail) cannot move: any drift means the weld is soft"),
+    "unified.at_state_identity_loco_rel": Tol(
+        2e-5, "an identity, exact along the engine's own trajectory but for the ground contacts' out-of-plane "
+              "jitter (measured ≤ 4.0e-6 at dt = 0.2 ms over three periods); 5× margin"),
+    "unified.tail_distance_rel": Tol(
+        1e-4, "tail end point's displacement after three periods, engine vs model runs: measured 2.0e-5 at 0.2 ms "
+              "(the engine tracks the gait to 2e-4 rad); 5× margin"),
+    "unified.short_tail_distance_rel": Tol(
+        1e-3, "tests: the same after 2 s of crawling, where the start transient weighs more: measured 1.6e-4 "
+              "against the Newton–Euler plant; 6× margin"),
+    "unified.short_torque_rms_rel": Tol(
+        0.05, "tests: per-joint torque RMS over 1–2 s, engine vs the Newton–Euler plant: measured ≤ 1.2 %; 4× margin"),
+    "unified.short_torque_nrmse": Tol(
+        0.15, "tests: per-joint normalised RMS error over 1–2 s, the same runs: measured ≤ 3.7 %; 4× margin"),
+}
