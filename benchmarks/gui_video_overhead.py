@@ -31,34 +31,44 @@ SCENARIO = "snake_passive_creeping"
 
 
 def _run(seconds: float, gui: str | None = None, video: str | None = None) -> tuple[float, dict]:
-    from lab.gui import GuiOverlay
+    from lab import present
     from lab.core.world import World
 
     sc = scn.load(SCENARIO, [f"sim.duration={seconds}"])
-    if gui in ("world-gui", "world-bare"):  # the World in GUI mode, the overlay in its window
+    obs = present.observers(sc, gui=gui == "gui", video=video)
+    if gui in ("world-gui", "world-bare"):  # the World in GUI mode, the overlay in its own window
+
+        class InWorld(present.Window):
+            def __init__(self):
+                self.viewer, self.overlay_kw, self.gui = None, {}, None
+
+            def on_setup(self, run):
+                from lab.gui import GuiOverlay
+
+                self.gui = GuiOverlay(run.world, run.controller)
+                if gui == "world-bare":
+                    self.gui.update = lambda *a: True
+                self._n = run.world.n_links
+
         runner.World = lambda *a, **k: World(*a, **{**k, "gui": True})
         try:
-            sim = runner.Simulation(sc, video=video)
+            sim = runner.Simulation(sc, observers=(*obs, InWorld()))
         finally:
             runner.World = World
-        sim.gui = GuiOverlay(sim.world, sim.controller)
-        if gui == "world-bare":
-            sim.gui.update = lambda *a: True
     else:
-        sim = runner.Simulation(sc, gui=gui == "gui", video=video)
+        sim = runner.Simulation(sc, observers=obs)
     extra = {}
     try:
         t0 = time.perf_counter()
         res = sim.run()
         wall = time.perf_counter() - t0
-        if sim.video is not None:
-            v = sim.video
-            extra = {"frames": v.frames, "render_ms": 1e3 * v.render_s / v.frames,
-                     "encode_ms": 1e3 * v.encode_s / v.frames}
+        for ob in obs:
+            if isinstance(ob, present.VideoCapture):
+                v = ob.writer
+                extra = {"frames": v.frames, "render_ms": 1e3 * v.render_s / v.frames,
+                         "encode_ms": 1e3 * v.encode_s / v.frames}
         assert res.status == "ok", res.status
     finally:
-        if sim.gui is not None and hasattr(sim.gui, "close"):
-            sim.gui.close()
         sim.close()
     return wall / res.metrics["steps"], extra
 
@@ -70,7 +80,9 @@ def main() -> None:
     ap.add_argument("--no-gui", action="store_true")
     ap.add_argument("--no-video", action="store_true")
     args = ap.parse_args()
-    runner.pace = lambda *a: None  # measure cost, not the real-time sleep
+    import lab.core.world
+
+    lab.core.world.pace = lambda *a: None  # measure cost, not the real-time sleep
     print(f"load average: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     base = statistics.median(_run(args.seconds)[0] for _ in range(args.repeat))
     print(f"{'direct':<10} {base * 1e6:9.0f} µs/step")
