@@ -50,6 +50,15 @@ def _loudness(p: argparse.ArgumentParser, top: bool) -> None:
                       help="log level (default: warning)", **({"default": None} if top else kw))
 
 
+def _plugin_flag(p: argparse.ArgumentParser, top: bool) -> None:
+    """--plugin on the top-level parser and on every subcommand (both lists are loaded)."""
+    p.add_argument("--plugin", dest="plugins" if top else "plugins_sub", action="append", default=[],
+                   metavar="MODULE_OR_FILE",
+                   help="load a user plugin first: a module name or a .py file relative to the working "
+                        "directory, which registers controllers, force laws, robots … (repeatable; installed "
+                        "packages join through the 'lab.plugins' entry point by themselves)")
+
+
 def _subcommands(p: argparse.ArgumentParser):
     """Every subcommand parser below ``p`` (``run``, ``regress check`` …)."""
     for action in p._actions:
@@ -62,6 +71,7 @@ def _subcommands(p: argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     ap = _Parser(prog="lab", description="Virtual robot lab on PyBullet.")
     _loudness(ap, top=True)
+    _plugin_flag(ap, top=True)
     ap.add_argument("--version", action="version", version=f"lab {__version__}")
     sub = ap.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
@@ -97,6 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     for child in _subcommands(ap):
         if not any("--quiet" in a.option_strings for a in child._actions):
             _loudness(child, top=False)
+        if not any("--plugin" in a.option_strings for a in child._actions):
+            _plugin_flag(child, top=False)
     return ap
 
 
@@ -310,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
                  "INFO" if args.verbose else "ERROR" if args.quiet else "WARNING")
         logging.getLogger().setLevel(level)
         args.command = ["lab", *argv]  # as typed, for provenance.json
+        from lab.core.user_plugins import load as load_plugin
+
+        for spec in [*args.plugins, *getattr(args, "plugins_sub", [])]:  # relative to the working directory
+            load_plugin(spec)
         handler = COMMANDS.get(args.cmd) or getattr(args, "handler", None)
         code = handler(args)
         sys.stdout.flush()  # here, not at exit: a closed pipe must meet the handler below

@@ -92,6 +92,9 @@ class Registry(MutableMapping[str, T], Generic[T]):
             modules = builtin_modules(self.kind)
             for mod in modules:
                 importlib.import_module(mod)  # errors propagate: a broken built-in is a bug, not optional
+            from lab.core.user_plugins import load_entry_points
+
+            load_entry_points()  # installed packages' `lab.plugins` entry points join every registry here
             rank = {m: i for i, m in enumerate(modules)}
             seen = {n: i for i, n in enumerate(self._entries)}
             order = sorted(seen, key=lambda n: (rank.get(self._origin.get(n, ""), len(rank)), seen[n]))

@@ -83,6 +83,7 @@ class Scenario:
     trial_type: str = ""  # "" = no trial; else a key of lab.trials.TRIALS
     trial: Any = None  # the trial's parameters (and hooks), from the [trial] table
     analyses: tuple[str, ...] = ()  # optional analyses the run adds to its metrics (lab.analysis.registry)
+    plugins: tuple[str, ...] = ()  # user plugins the file loads (absolute paths or module names; lab.core.user_plugins)
 
     def to_dict(self) -> dict:
         def plain(obj):
@@ -111,6 +112,8 @@ class Scenario:
             d["trial"] = {"type": self.trial_type, **plain(self.trial)}
         if self.analyses:
             d["analyses"] = list(self.analyses)
+        if self.plugins:
+            d["plugins"] = list(self.plugins)
         if self.forces:
             d["forces"] = {name: {"type": kind, **plain(params)} for name, kind, params in self.forces}
         return d
@@ -217,7 +220,7 @@ def _typed_section(data: dict, key: str, registry: dict, default_type: str | Non
 
 
 TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces",
-            "trial", "analyses")
+            "trial", "analyses", "plugins")
 # Keys that moved: an old scenario file gets one error saying what to write instead.
 MOVED = {
     "payload": '[payload] moved into [trial] (type = "drag_course"): write payload_mass, payload_size, '
@@ -228,7 +231,9 @@ MOVED = {
 }
 
 
-def from_dict(data: dict, where: str = "scenario") -> Scenario:
+def from_dict(data: dict, where: str = "scenario", base: str | Path | None = None) -> Scenario:
+    """The validated Scenario of a TOML table. ``base``: the folder the table's relative plugin files are
+    relative to (the scenario file's; None: the working directory)."""
     for key in data:
         if key in MOVED:
             raise LabError(f"{where}:{key}", MOVED[key])
@@ -237,6 +242,10 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
     for key in ("stop_after_climb", "advance_limit"):
         if isinstance(data.get("controller"), dict) and key in data["controller"]:
             raise LabError(f"{where}:controller.{key}", MOVED[f"controller.{key}"])
+    # A user's plugins first: the controller, robot or force types below may be theirs.
+    from lab.core.user_plugins import load_all
+
+    plugins = tuple(p.path or p.module for p in load_all(data.get("plugins"), base, f"{where}:plugins"))
     name = data.get("name", "scenario")
     if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
         raise LabError(f"{where}:name", f"must be a string of letters, digits, '_' or '-', got {name!r}")
@@ -307,7 +316,7 @@ def from_dict(data: dict, where: str = "scenario") -> Scenario:
     return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
                     friction_type=friction_type, friction=friction, controller_type=controller_type,
                     controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces),
-                    trial_type=trial_type, trial=trial, analyses=tuple(analyses))
+                    trial_type=trial_type, trial=trial, analyses=tuple(analyses), plugins=plugins)
 
 
 # The recorder holds every sample in memory before timeseries.csv is written (lab.core.recorder.Recorder):
@@ -366,37 +375,100 @@ def parse_value(text: str):
 
 SET = "--set {}"  # how an override is named in an error: the CLI's flag (the Python API: "overrides[{!r}]")
 
+# The typed tables: setting ``<table>.type`` to another type replaces the table with that type's defaults
+# before the other overrides apply (the old type's keys would be unknown keys of the new one). The value
+# is the type a table without a ``type`` key has.
+TYPED_TABLES = {"robot": None, "friction": "coulomb", "controller": None, "arena": "ground", "trial": None}
+PATH_KEYS = ("path",)  # a table key holding a file path: relative to the file that sets it (the CLI: the cwd)
 
-def apply_overrides(data: dict, overrides: list[str] | dict | None, name: str = SET) -> dict:
-    """``data`` with the overrides applied (dotted keys). ``name`` formats the override an error names."""
+
+def _is_typed_table(prefix: list[str]) -> bool:
+    return (len(prefix) == 1 and prefix[0] in TYPED_TABLES) or (len(prefix) == 2 and prefix[0] == "forces")
+
+
+def absolute_path(value, base: str | Path | None):
+    """A path value made absolute against ``base`` (None: the working directory); ``lab:…`` asset names,
+    absolute paths and non-strings are returned as they are."""
+    if not isinstance(value, str) or not value or value.startswith("lab:"):
+        return value
+    p = Path(value).expanduser()
+    if p.is_absolute():
+        return str(p)
+    return str((Path(base) if base is not None else Path.cwd()).resolve() / p)
+
+
+def absolute_paths(data: dict, base: str | Path | None) -> dict:
+    """The file's path fields (``robot.path``, ``forces.<name>.path``, …) made absolute against the file's
+    folder ``base``: every path in a file is relative to that file."""
+    def fix(table):
+        if isinstance(table, dict):
+            for k in PATH_KEYS:
+                if k in table:
+                    table[k] = absolute_path(table[k], base)
+
+    for key, table in data.items():
+        if key == "forces" and isinstance(table, dict):
+            for sub in table.values():
+                fix(sub)
+        elif key in TYPED_TABLES:
+            fix(table)
+    return data
+
+
+def _label(name, key: str) -> str:
+    return name(key) if callable(name) else name.format(key)
+
+
+def override_items(overrides: list[str] | dict | None, name=SET) -> list[tuple[str, object]]:
+    """The overrides as (dotted key, value) pairs, ``--set`` strings parsed as TOML values."""
+    if not overrides:
+        return []
+    if isinstance(overrides, dict):
+        return list(overrides.items())
+    return [(k, parse_value(v)) for k, v in (_split(o, name) for o in overrides)]
+
+
+def apply_overrides(data: dict, overrides: list[str] | dict | None, name=SET, base: str | Path | None = None) -> dict:
+    """``data`` with the overrides applied (dotted keys). ``name`` formats the override an error names (a
+    format string, or a function of the key). A ``<table>.type`` that names another type swaps the table
+    for that type's defaults first; path values are relative to ``base`` (None: the working directory)."""
     data = copy.deepcopy(data)
     if not overrides:
         return data
-    items = overrides.items() if isinstance(overrides, dict) else [_split(o, name) for o in overrides]
+    items = override_items(overrides, name)
+    # The type swaps first, whatever the order they were given in: the other keys then land on the new table.
+    swaps = [(k, v) for k, v in items if isinstance(k, str) and k.split(".")[-1] == "type"
+             and _is_typed_table(k.split(".")[:-1])]
+    for key, value in swaps:
+        parts = key.split(".")
+        parent = data if len(parts) == 2 else data.get("forces")
+        table = parent.get(parts[-2]) if isinstance(parent, dict) else None
+        if isinstance(table, dict) and table.get("type", TYPED_TABLES.get(parts[0])) != value:
+            parent[parts[-2]] = {}  # the old type's keys go; the new type's defaults apply
     for key, value in items:
-        if isinstance(value, str) and not isinstance(overrides, dict):
-            value = parse_value(value)
+        if isinstance(key, str) and key.split(".")[-1] in PATH_KEYS:
+            value = absolute_path(value, base)
         if table_depth(value) > MAX_TABLE_DEPTH:
-            raise LabError(name.format(str(key)[:60]), f"value nests more than {MAX_TABLE_DEPTH} levels deep")
+            raise LabError(_label(name, str(key)[:60]), f"value nests more than {MAX_TABLE_DEPTH} levels deep")
         parts = key.split(".")
         if len(parts) > MAX_TABLE_DEPTH:
-            raise LabError(name.format(key[:60] + "…"), f"key nests {len(parts)} tables deep; at most {MAX_TABLE_DEPTH}")
+            raise LabError(_label(name, key[:60] + "…"), f"key nests {len(parts)} tables deep; at most {MAX_TABLE_DEPTH}")
         if not all(parts):
-            raise LabError(name.format(key), "key must be dotted field names like robot.n_modules")
+            raise LabError(_label(name, key), "key must be dotted field names like robot.n_modules")
         node = data
         for i, part in enumerate(parts[:-1]):
             nxt = node.setdefault(part, {})
             if not isinstance(nxt, dict):
-                raise LabError(name.format(key), f"{'.'.join(parts[: i + 1])} is not a table")
+                raise LabError(_label(name, key), f"{'.'.join(parts[: i + 1])} is not a table")
             node = nxt
         node[parts[-1]] = value
     return data
 
 
-def _split(item: str, name: str = SET) -> tuple[str, str]:
+def _split(item: str, name=SET) -> tuple[str, str]:
     key, sep, value = item.partition("=")
     if not sep or not key.strip():
-        raise LabError(name.format(item), "expected KEY=VALUE, e.g. " + name.format("friction.mu_n=0.5"))
+        raise LabError(_label(name, item), "expected KEY=VALUE, e.g. --set friction.mu_n=0.5")
     return key.strip(), value.strip()
 
 
@@ -439,10 +511,31 @@ def read_toml(path: Path) -> dict:
     return data
 
 
-def load(name_or_path: str, overrides: list[str] | dict | None = None, name: str = SET) -> Scenario:
+def blame(exc: LabError, where: str, keys, name=SET) -> LabError:
+    """An error about a field an override set is the override's, not the file's: ``--set controller.alhpa``
+    (a typo) is reported as ``--set controller.alhpa: unknown key``, not as the shipped file's key."""
+    prefix = f"{where}:"
+    if not exc.where.startswith(prefix):
+        return exc
+    field_name = exc.where[len(prefix):]
+    for key in reversed(list(keys)):
+        if field_name == key or field_name.startswith(key + ".") or key.startswith(field_name + "."):
+            return LabError(_label(name, key), exc.what)
+    return exc
+
+
+def load(name_or_path: str, overrides: list[str] | dict | None = None, name=SET,
+         base: str | Path | None = None) -> Scenario:
+    """The scenario file ``name_or_path`` with ``overrides`` on top. Paths in the file are relative to the
+    file's folder; paths in the overrides to ``base`` (None: the working directory). An error names where
+    the offending value came from: the override (``--set key``) or the file."""
     path = resolve_path(name_or_path)
-    data = apply_overrides(read_toml(path), overrides, name)
-    return from_dict(data, where=str(path))
+    items = override_items(overrides, name)
+    data = apply_overrides(absolute_paths(read_toml(path), path.parent.resolve()), dict(items), name, base)
+    try:
+        return from_dict(data, where=str(path), base=path.parent.resolve())
+    except LabError as exc:
+        raise blame(exc, str(path), (k for k, _ in items), name) from None
 
 
 def list_scenarios() -> list[Path]:
