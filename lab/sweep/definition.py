@@ -18,6 +18,12 @@ A sweep file is TOML::
                                       # … or random = {low = 0.2, high = 0.6, n = 8} (uniform, seeded)
     also = ["robot.i2"]               # optional: more fields set to the same value (copies that must agree)
 
+    plugins = ["my_gait.py"]          # optional, top level: user plugins (files relative to this file)
+
+Every path in the file (``base``, ``plugins``, a ``robot.path`` in ``[set]`` or an axis) is relative to the
+sweep file; ``--set`` paths are relative to the working directory. ``<table>.type`` may be swept (a sweep
+over controller types): each value swaps the table for that type's defaults before the other keys apply.
+
 Everything here is pure: :func:`parse_sweep` maps a TOML table onto a :class:`Sweep` (every problem is
 a :class:`~lab.core.errors.LabError` naming the field), and :func:`expand` turns a Sweep into a list of
 :class:`RunSpec` whose ``run_id`` (index + hash of the overrides) is stable, so a sweep re-run into the
@@ -39,7 +45,7 @@ import numpy as np
 from lab.core import scenario as scn
 from lab.core.errors import LabError
 
-TOP_KEYS = ("name", "description", "base", "seed", "repeat", "mode", "set", "axis")
+TOP_KEYS = ("name", "description", "base", "seed", "repeat", "mode", "set", "axis", "plugins")
 AXIS_KINDS = ("values", "grid", "random")
 MAX_RUNS = 100_000
 _KEY_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
@@ -71,6 +77,8 @@ class Sweep:
     repeat: int = 1
     mode: str = "grid"
     description: str = ""
+    plugins: tuple = ()  # user plugins, resolved (absolute paths or module names)
+    origins: dict = field(default_factory=dict, compare=False)  # dotted key -> how an error names it
 
     def to_dict(self) -> dict:
         """The resolved definition (base made explicit, --set folded into [set]); re-loadable."""
@@ -83,6 +91,8 @@ class Sweep:
             axes.append(entry)
         d = {"name": self.name, "description": self.description, "base": self.base, "seed": self.seed,
              "repeat": self.repeat, "mode": self.mode}
+        if self.plugins:
+            d["plugins"] = list(self.plugins)
         if self.fixed:
             d["set"] = dict(self.fixed)
         if axes:
@@ -281,7 +291,14 @@ def parse_sweep(data: dict, where: str = "sweep", default_name: str = "sweep", d
     n_points = (len(axes[0].values) if axes else 1) if mode == "zip" else math.prod(len(a.values) for a in axes)
     if n_points * repeat > MAX_RUNS:
         raise LabError(where, f"expands to {n_points * repeat} runs; the limit is {MAX_RUNS}")
-    return Sweep(name=name, base=base, axes=axes, fixed=fixed, seed=seed, repeat=repeat, mode=mode, description=desc)
+    plugins = data.get("plugins", [])
+    if not isinstance(plugins, list) or not all(isinstance(x, str) for x in plugins):
+        raise LabError(f"{where}:plugins", f"must be a list of module names or .py files, got {plugins!r}")
+    origins = {k: (f"--set {k}" if k in (extra_set or {}) else f"{where}:set.{k}") for k in fixed}
+    for i, a in enumerate(axes):
+        origins.update({k: f"{where}:axis[{i}] {k}" for k in a.keys})
+    return Sweep(name=name, base=base, axes=axes, fixed=fixed, seed=seed, repeat=repeat, mode=mode, description=desc,
+                 plugins=tuple(plugins), origins=origins)
 
 
 # ------------------------------------------------------------------ expansion
@@ -352,6 +369,12 @@ def load_sweep(path: str | Path, extra_set: dict | None = None) -> Sweep:
         raise LabError(str(path), "no such sweep file (a path, or the name of a shipped sweep: see `lab list`)")
     data = scn.read_toml(path)
     where = str(path)
+    if "plugins" in data:  # loaded before the runs are validated: the base may name the plugins' types
+        from ..user_plugins import load_all
+
+        here = path.parent.resolve()
+        data = {**data, "plugins": [p.path or p.module for p in load_all(data["plugins"], here, f"{where}:plugins")]}
+    data = _absolute_paths(data, path.parent.resolve())
     base = data.get("base")
     default_seed = 0
     if isinstance(base, str) and base:
@@ -363,14 +386,34 @@ def load_sweep(path: str | Path, extra_set: dict | None = None) -> Sweep:
     return parse_sweep(data, where=where, default_name=path.stem, default_seed=default_seed, extra_set=extra_set)
 
 
+def _absolute_paths(data: dict, here: Path) -> dict:
+    """Path values in ``[set]`` and the axes (``robot.path``) made absolute against the sweep file's folder."""
+    def is_path(key) -> bool:
+        return isinstance(key, str) and key.split(".")[-1] in scn.PATH_KEYS
+
+    data = dict(data)
+    if isinstance(data.get("set"), dict):
+        data["set"] = {k: (scn.absolute_path(v, here) if is_path(k) else v) for k, v in flatten(data["set"]).items()}
+    if isinstance(data.get("axis"), list):
+        axes = []
+        for entry in data["axis"]:
+            if isinstance(entry, dict) and is_path(entry.get("key")) and isinstance(entry.get("values"), list):
+                entry = {**entry, "values": [scn.absolute_path(v, here) for v in entry["values"]]}
+            axes.append(entry)
+        data["axis"] = axes
+    return data
+
+
 def parse_set(items: list[str]) -> dict:
-    """``--set KEY=VALUE`` strings → a dotted-key dict with TOML-typed values."""
+    """``--set KEY=VALUE`` strings → a dotted-key dict with TOML-typed values (paths relative to the cwd)."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise LabError(f"--set {item}", "expected KEY=VALUE, e.g. --set sim.duration=5")
-        out[key.strip()] = scn.parse_value(value.strip())
+        key = key.strip()
+        value = scn.parse_value(value.strip())
+        out[key] = scn.absolute_path(value, None) if key.split(".")[-1] in scn.PATH_KEYS else value
     return out
 
 
@@ -379,7 +422,8 @@ def validate_runs(sweep: Sweep, specs: list[RunSpec], where: str) -> list:
     scenarios = []
     for spec in specs:
         try:
-            scenarios.append(scn.load(sweep.base, spec.overrides))
+            scenarios.append(scn.load(sweep.base, spec.overrides,
+                                      name=lambda k: sweep.origins.get(k, f"{where}: run {spec.run_id} {k}")))
         except LabError as exc:
             shown = ", ".join(f"{k}={v!r}" for k, v in spec.point.items()) or f"seed={spec.seed}"
             raise LabError(f"{where}: run {spec.run_id} ({shown})", f"{exc.where}: {exc.what}") from None

@@ -63,6 +63,17 @@ class Task:
     ship_files: bool = False  # worker returns the run folder's files instead of writing run_dir (no shared FS)
 
 
+def run_shipped(plugins: tuple, blob: bytes):
+    """Worker side of :meth:`Executor.run`: import the client's user plugins (lab.user_plugins), then
+    unpickle the task (its scenario holds instances of the plugins' classes) and run it."""
+    import pickle
+
+    from ..user_plugins import load_shipped
+
+    load_shipped(plugins)
+    return run_task(pickle.loads(blob))
+
+
 # The file system's refusals that stop a sweep (every further run would fail to be written as well).
 STOP_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG", "EIO")
                         if hasattr(errno, n))
@@ -308,15 +319,22 @@ class Executor:
         worker died (KilledWorker after dask's retries) comes back as a failed row."""
         from dataclasses import replace
 
+        import pickle
+
         from distributed import as_completed
 
+        from ..user_plugins import shipped as shipped_plugins
+
+        plugins = shipped_plugins()
         futures = {}
         try:
             for t in tasks:
                 # A cluster's workers cannot see our paths: ship none, get the files back (see module doc).
                 shipped = (replace(t, run_dir=None, row_file=None, events=None, ship_files=bool(t.run_dir))
                            if self.scheduler else t)
-                fut = self.client.submit(run_task, shipped, key=f"lab-run-{t.run_id}-{t.session}", pure=False)
+                # The task goes pickled beside the client's plugin list: a worker imports the plugins first.
+                fut = self.client.submit(run_shipped, plugins, pickle.dumps(shipped),
+                                         key=f"lab-run-{t.run_id}-{t.session}", pure=False)
                 futures[fut.key] = (fut, t)
             for fut in as_completed([f for f, _ in futures.values()]):
                 task = futures[fut.key][1]

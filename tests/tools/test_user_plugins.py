@@ -1,0 +1,174 @@
+"""A user's own code wherever the lab runs (lab.user_plugins): ``--plugin``, ``plugins = [...]`` in a file,
+the ``lab.plugins`` entry point of an installed package; typed tables swapped by an override; errors that
+name the plugin, or the override, that is wrong."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import lab
+from lab import cli, user_plugins
+from lab.errors import LabError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A controller that holds every joint at one angle (PD), so a run shows whether it was the one that acted.
+HOLD = """
+from dataclasses import dataclass
+import lab
+from lab.fields import Validated, num
+
+@dataclass(frozen=True)
+class HoldParams(Validated):
+    angle: float = num(0.0, ge=-1.5, le=1.5, unit="rad", doc="the angle every joint is held at")
+    kp: float = num(2.0, gt=0, le=100, doc="PD angle gain")
+
+@lab.register_controller("{name}", params=HoldParams)
+class Hold(lab.Controller):
+    def act(self, state):
+        return self.saturate(self.params.kp * (self.params.angle - state.q) - 0.1 * state.qd)
+"""
+
+
+def _plugin(folder: Path, name: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.py"
+    path.write_text(HOLD.replace("{name}", name))
+    return path
+
+
+def test_a_type_override_swaps_the_table_and_the_users_controller_drives_the_joints(tmp_path):
+    """``controller.type`` from the API replaces the serpenoid's table (alpha, beta … would be unknown keys
+    of the user's controller) before ``controller.angle`` applies; the joints end near the held angle, and
+    on the opposite side for the opposite angle: the user's controller, with the override's value, acted."""
+    user_plugins.load(str(_plugin(tmp_path, "hold_api")))
+    ends = {}
+    for angle in (0.4, -0.4):
+        res = lab.run("snake_serpenoid", {"controller.type": "hold_api", "controller.angle": angle,
+                                          "sim.duration": 0.6})
+        assert res.status == "ok"
+        assert res.scenario.controller_type == "hold_api" and res.scenario.controller.angle == angle
+        ends[angle] = res.series["q"][-1]
+    assert np.all(ends[0.4] > 0.2) and np.all(ends[-0.4] < -0.2)
+
+
+def test_a_typed_table_swap_keeps_the_same_types_values_and_applies_in_any_order():
+    from lab.scenario import apply_overrides
+
+    data = {"controller": {"type": "serpenoid", "alpha": 0.7}, "friction": {"mu_n": 0.4}}
+    # the other key first, the type second: the swap still comes first
+    out = apply_overrides(data, {"controller.kp": 3.0, "controller.type": "passive_creeping"})
+    assert out["controller"] == {"type": "passive_creeping", "kp": 3.0}
+    assert apply_overrides(data, ["controller.type=serpenoid"])["controller"]["alpha"] == 0.7  # same type: kept
+    assert apply_overrides(data, ["friction.type=coulomb"])["friction"]["mu_n"] == 0.4  # coulomb is the default type
+    assert apply_overrides({"forces": {"t": {"type": "tether", "k": 1}}}, {"forces.t.type": "x"})["forces"]["t"] == {
+        "type": "x"}
+
+
+def test_a_set_typo_is_blamed_on_set_not_on_the_shipped_file(capsys):
+    assert cli.main(["run", "snake_serpenoid", "--set", "controller.alhpa=0.6", "--duration", "0.01"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --set controller.alhpa: unknown key; allowed: alpha"), err
+    with pytest.raises(LabError) as e:
+        lab.load_scenario("snake_serpenoid", {"sim.dt": -1})
+    assert e.value.where == "overrides['sim.dt']"
+    # a value the file got wrong is still the file's
+    bad = Path(lab.scenario.SCENARIO_DIR / "snake_serpenoid.toml")
+    with pytest.raises(LabError) as e:
+        lab.load_scenario(bad, {"controller.type": "nope"})
+    assert e.value.where == "overrides['controller.type']" and "unknown type 'nope'" in e.value.what
+
+
+def test_plugin_flag_on_the_cli_is_relative_to_the_cwd(tmp_path, monkeypatch, capsys):
+    _plugin(tmp_path / "work", "hold_cli")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", "snake_serpenoid", "--plugin", "work/hold_cli.py", "--set", "controller.type=hold_cli",
+                     "--set", "controller.angle=0.3", "--duration", "0.3", "--no-plots", "--out", "r", "-q"]) == 0
+    saved = (tmp_path / "r" / "scenario.toml").read_text()
+    assert 'type = "hold_cli"' in saved and "alpha" not in saved
+    # before the subcommand too, and an error names the flag and the file it looked for
+    assert cli.main(["--plugin", "work/missing.py", "list"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: --plugin work/missing.py: no such file: ") and str(tmp_path / "work") in err
+
+
+def test_plugins_in_a_scenario_file_are_relative_to_that_file(tmp_path, monkeypatch):
+    """``plugins`` and ``robot.path`` in a file resolve from the file's folder, whatever the cwd."""
+    folder = tmp_path / "project"
+    _plugin(folder / "ctl", "hold_file")
+    (folder / "bot").mkdir()
+    (folder / "bot" / "two.urdf").write_text((ROOT / "examples" / "four_link_snake.urdf").read_text())
+    (folder / "mine.toml").write_text(textwrap.dedent("""
+        plugins = ["ctl/hold_file.py"]
+        [robot]
+        type = "urdf"
+        path = "bot/two.urdf"
+        [controller]
+        type = "hold_file"
+        angle = 0.2
+        """))
+    monkeypatch.chdir(tmp_path)  # the parent folder: the file's relative paths must not resolve from here
+    sc = lab.load_scenario("project/mine.toml")
+    assert sc.controller_type == "hold_file"
+    assert sc.plugins == (str((folder / "ctl" / "hold_file.py").resolve()),)
+    assert Path(sc.robot.path) == (folder / "bot" / "two.urdf").resolve()
+    # on the command line, a path is relative to the cwd
+    sc2 = lab.load_scenario("project/mine.toml", ["robot.path=project/bot/two.urdf"])
+    assert Path(sc2.robot.path) == (folder / "bot" / "two.urdf").resolve()
+
+
+def test_plugin_errors_name_the_plugin_and_what_failed(tmp_path, capsys):
+    bad = tmp_path / "broken.py"
+    bad.write_text("import math\n\nx = undefined_name + 1\n")
+    assert cli.main(["--plugin", str(bad), "list"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"error: --plugin {bad}: cannot import: NameError: name 'undefined_name' is not defined "
+                   "(at broken.py:3)"), err
+    assert cli.main(["list", "--plugin", "no_such_module_xyz"]) == 2
+    assert "error: --plugin no_such_module_xyz: no module named 'no_such_module_xyz'" in capsys.readouterr().err
+    (tmp_path / "s.toml").write_text('plugins = ["gone.py"]\n[robot]\ntype = "snake"\n[controller]\ntype = "serpenoid"\n')
+    with pytest.raises(LabError) as e:
+        lab.load_scenario(tmp_path / "s.toml")
+    assert e.value.where == f"{tmp_path / 's.toml'}:plugins[0] gone.py" and str(tmp_path / "gone.py") in e.value.what
+
+
+def test_a_shipped_file_plugin_loads_from_its_source_when_the_worker_cannot_see_the_file(tmp_path):
+    """What a Dask worker with no shared file system does before it unpickles a task."""
+    path = _plugin(tmp_path, "hold_shipped")
+    name = user_plugins.file_module_name(path)
+    source = path.read_text()
+    path.unlink()
+    user_plugins.load_shipped([(name, str(path), source)])
+    assert sys.modules[name].Hold.__module__ == name
+    assert "hold_shipped" in lab.controllers.CONTROLLERS
+
+
+@pytest.mark.slow
+def test_an_installed_packages_entry_point_joins_the_cli_and_a_sweep(tmp_path):
+    """The example package (examples/lab_plugin_example) installed offline into a target folder: with
+    that folder on the path, `lab list` shows its controller and `lab sweep` over controller types runs it
+    on local Dask workers (separate processes that find the entry point themselves). The standing wave,
+    having no phase lag, moves the body less than the serpenoid's travelling wave at the same a and ω."""
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-build-isolation",
+                    "--target", str(target), str(ROOT / "examples" / "lab_plugin_example")], check=True)
+    env = dict(os.environ, PYTHONPATH=f"{target}{os.pathsep}{ROOT}", PYTHONWARNINGS="ignore")
+    lab_cmd = [sys.executable, "-m", "lab.cli"]
+    listing = subprocess.run([*lab_cmd, "list"], env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert "standing_wave" in listing.stdout, listing.stderr
+    out = tmp_path / "sweep"
+    run = subprocess.run([*lab_cmd, "sweep", str(ROOT / "examples" / "lab_plugin_example" / "sweep.toml"),
+                          "--set", "sim.duration=2", "--workers", "2", "--out", str(out)],
+                         env=env, capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    rows = {json.loads(p.read_text())["controller.type"]: json.loads(p.read_text()) for p in (out / "rows").iterdir()}
+    assert rows["standing_wave"]["status"] == "ok" and rows["serpenoid"]["status"] == "ok"
+    assert rows["standing_wave"]["com.displacement_m"] < 0.7 * rows["serpenoid"]["com.displacement_m"]
