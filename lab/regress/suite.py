@@ -3,6 +3,7 @@
 A suite is TOML::
 
     name = "my-gaits"                      # optional; default: the file's stem
+    plugins = ["my_gait.py"]               # optional: user plugins (files relative to this file)
     [tolerance]                            # optional: overrides of the default families (lab.regress.compare)
     "energy.*" = {rel = 1e-4}
 
@@ -32,7 +33,7 @@ from lab.core.errors import LabError
 _ID_RE = re.compile(r"^[A-Za-z0-9_.-]+$")
 RUN_KEYS = ("scenario", "duration", "set", "id", "metrics", "tolerance")
 CHECK_KEYS = ("name", "set", "id", "metrics", "tolerance")
-TOP_KEYS = ("name", "description", "tolerance", "run", "check")
+TOP_KEYS = ("name", "description", "tolerance", "run", "check", "plugins")
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,10 @@ def parse_suite(data: dict, path: Path) -> Suite:
     name = data.get("name", path.stem)
     if not isinstance(name, str) or not _ID_RE.match(name):
         raise LabError(f"{where}:name", f"must be letters, digits, '_', '.', '-', got {name!r}")
+    if "plugins" in data:  # before the runs load: a run's scenario may name a plugin's types
+        from ..user_plugins import load_all
+
+        load_all(data["plugins"], path.parent.resolve(), f"{where}:plugins")
     tolerance = _tolerance_table(data.get("tolerance", {}), f"{where}:tolerance")
     entries: list[Entry] = []
     taken: set = set()
@@ -154,7 +159,8 @@ def parse_suite(data: dict, path: Path) -> Suite:
                 ref = target
                 if ref.endswith(".toml") and not Path(ref).is_absolute():
                     ref = str((path.parent / ref).resolve())
-                scenario = scn.load(ref, list(overrides))  # LabError names the scenario and field
+                # LabError names the scenario and field, or this file's override; paths relative to this file
+                scenario = scn.load(ref, list(overrides), name=f"{w}.set {{}}", base=path.parent.resolve())
                 default_id = Path(target).stem
             else:
                 if target not in CHECKS:

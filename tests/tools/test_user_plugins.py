@@ -172,3 +172,19 @@ def test_an_installed_packages_entry_point_joins_the_cli_and_a_sweep(tmp_path):
     rows = {json.loads(p.read_text())["controller.type"]: json.loads(p.read_text()) for p in (out / "rows").iterdir()}
     assert rows["standing_wave"]["status"] == "ok" and rows["serpenoid"]["status"] == "ok"
     assert rows["standing_wave"]["com.displacement_m"] < 0.7 * rows["serpenoid"]["com.displacement_m"]
+
+
+def test_a_suite_files_plugins_are_relative_to_it_and_its_set_errors_are_its_own(tmp_path, monkeypatch):
+    from lab.regress.suite import load_suite
+
+    _plugin(tmp_path / "suite" / "ctl", "hold_suite")
+    suite = tmp_path / "suite" / "mine.toml"
+    suite.write_text('plugins = ["ctl/hold_suite.py"]\n[[run]]\nscenario = "snake_serpenoid"\n'
+                     'set = ["controller.type=hold_suite", "controller.angle=0.1"]\n')
+    monkeypatch.chdir(tmp_path)
+    s = load_suite("suite/mine.toml")
+    assert s.entries[0].scenario.controller_type == "hold_suite"
+    suite.write_text(suite.read_text().replace("controller.angle=0.1", "controller.angel=0.1"))
+    with pytest.raises(LabError) as e:
+        load_suite(suite)
+    assert e.value.where == f"{suite}:run[0].set controller.angel" and e.value.what.startswith("unknown key")
