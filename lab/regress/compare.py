@@ -107,6 +107,13 @@ def compare_value(base, now, tol: Tolerance) -> tuple[bool, float]:
     return base == now, (0.0 if base == now else math.nan)
 
 
+def _physics(definition):
+    """A definition without its ``description = …`` line: a reworded description changes no run."""
+    if not isinstance(definition, str):
+        return definition
+    return "\n".join(ln for ln in definition.splitlines() if not ln.startswith("description = "))
+
+
 def compare_entry(entry: Entry, suite: Suite | None, base: dict | None, now: dict | None) -> list[Row]:
     """Rows for one entry; ``base``/``now`` are ``{"definition", "metrics"}`` records (None: absent)."""
     if base is None:  # the baseline must cover the suite: an entry deleted from it (or added to the suite
@@ -115,7 +122,7 @@ def compare_entry(entry: Entry, suite: Suite | None, base: dict | None, now: dic
     if now is None:
         return [Row(entry.id, "(entry)", "present", None, math.nan, "", "entry missing")]
     rows: list[Row] = []
-    if base.get("definition") != now.get("definition"):
+    if _physics(base.get("definition")) != _physics(now.get("definition")):
         rows.append(Row(entry.id, "(definition)", "baseline's", "changed", math.nan, "exact", "changed definition"))
     bm, nm = base.get("metrics", {}), now.get("metrics", {})
     for metric in sorted(set(bm) | set(nm)):
