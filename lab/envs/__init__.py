@@ -22,6 +22,12 @@ history: v0 ids raise Gymnasium's ``DeprecatedEnv`` naming v1). Keyword argument
 ``reward``, ``terminate``, ``divergence_penalty``, ``render_mode``). Episodes end at the scenario's
 ``sim.duration`` (truncated); shorten it with ``overrides={"sim.duration": 10}``.
 
+Gymnasium's conventions: ``env.unwrapped.dt`` is the control step (seconds per ``step()``), each id's
+spec has ``max_episode_steps`` (the scenario's ``sim.duration`` / ``dt``, so ``TimeLimit`` truncates
+and wrappers and monitors read the episode length from ``env.spec``), and ``metadata["render_fps"]``
+is 1/dt. With overrides that change the episode's length (``sim.duration``, ``control_dt``) use
+:func:`make`, which passes the matching ``max_episode_steps`` to ``gymnasium.make``.
+
 :mod:`lab.envs.cem` is a small numpy learner (the cross-entropy method) that proves the ids learnable.
 """
 
@@ -33,7 +39,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
     raise ModuleNotFoundError("lab.envs needs gymnasium: pip install 'lab[gym]' (or 'gymnasium>=1.0')",
                               name="gymnasium") from None
 
-from lab.envs.env import DEFAULTS, DIVERGENCE_PENALTY, LabEnv, Reward, actuators, turned_over
+from lab.envs.env import CONTROL_DT, DEFAULTS, DIVERGENCE_PENALTY, LabEnv, Reward, actuators, turned_over
 
 # id → (scenario, the id's own overrides, applied under the user's)
 IDS = {
@@ -46,6 +52,40 @@ IDS = {
 }
 
 
+def episode_steps(scenario: str | None, overrides=None, control_dt: float | None = None) -> int:
+    """The number of ``step()`` calls in an episode of ``scenario`` (None: :class:`LabEnv`'s default) with
+    ``overrides``: ``sim.duration`` over the control step, as :class:`LabEnv` truncates. Reads the
+    scenario file only (no engine), so registering the ids stays cheap."""
+    import inspect
+
+    from lab.core import scenario as scn
+
+    if scenario is None:
+        scenario = inspect.signature(LabEnv).parameters["scenario"].default
+    if isinstance(scenario, scn.Scenario):
+        sim = scenario.sim
+        data = {"sim": {"duration": sim.duration, "dt": sim.dt}}
+    else:
+        data = scn.read_toml(scn.resolve_path(str(scenario)))
+    data = scn.apply_overrides(data, dict(overrides or {}))
+    sim = data.get("sim", {})
+    defaults = scn.SimConfig()
+    dt, duration = float(sim.get("dt", defaults.dt)), float(sim.get("duration", defaults.duration))
+    frame_skip = max(1, int(round((control_dt or CONTROL_DT) / dt)))
+    return max(1, int(round(duration / dt)) // frame_skip)
+
+
+def make(env_id: str, **kwargs):
+    """``gymnasium.make(env_id, **kwargs)`` with the spec's ``max_episode_steps`` made to match the
+    episode the ``overrides`` and ``control_dt`` ask for (gymnasium.make would keep the registered one)."""
+    spec = gymnasium.spec(env_id)
+    if "max_episode_steps" not in kwargs:
+        merged = {**spec.kwargs, **kwargs}
+        overrides = {**(merged.get("base_overrides") or {}), **(merged.get("overrides") or {})}
+        kwargs["max_episode_steps"] = episode_steps(merged.get("scenario"), overrides, merged.get("control_dt"))
+    return gymnasium.make(env_id, **kwargs)
+
+
 def register() -> None:
     """Register :data:`IDS` with Gymnasium (done on import; again is harmless). The v0 ids are gone:
     ``gymnasium.make("lab/Eel-v0")`` raises Gymnasium's DeprecatedEnv naming the v1 id."""
@@ -56,9 +96,11 @@ def register() -> None:
         if base:
             kwargs["base_overrides"] = dict(base)
         gymnasium.register(id=env_id, entry_point="lab.envs.env:LabEnv", kwargs=kwargs,
-                           disable_env_checker=False, order_enforce=True)
+                           max_episode_steps=episode_steps(scenario, base), disable_env_checker=False,
+                           order_enforce=True)
 
 
 register()
 
-__all__ = ["DEFAULTS", "DIVERGENCE_PENALTY", "IDS", "LabEnv", "Reward", "actuators", "register", "turned_over"]
+__all__ = ["DEFAULTS", "DIVERGENCE_PENALTY", "IDS", "LabEnv", "Reward", "actuators", "episode_steps", "make",
+           "register", "turned_over"]

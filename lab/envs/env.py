@@ -58,7 +58,10 @@ Episode end
   return a 10 s episode can earn: 1000 steps at 10 cm/s is 100) and ``info["diverged"]`` says why;
   the observation is the last finite one. For the tracked robot also a body turned over (its up
   axis below −0.5 g: 120° tilt). ``reward=`` and ``terminate=`` take your own callables.
-* **truncated** — at ``sim.duration`` (shorten it with ``overrides={"sim.duration": 10}``).
+* **truncated** — at ``sim.duration`` (shorten it with ``overrides={"sim.duration": 10}``): after
+  ``max_steps`` = duration / ``dt`` steps, which the registered ids also state as their spec's
+  ``max_episode_steps`` (so Gymnasium's ``TimeLimit`` truncates at the same step and monitors see it;
+  :func:`lab.envs.make` keeps the two equal under overrides).
 * **Resets**: ``reset(seed=s)`` is deterministic. Each episode runs the scenario with its ``seed``
   drawn from the environment's generator (so ``init.joint_noise`` varies between episodes);
   ``options={"scenario_seed": k}`` pins it (the scenario's own seed reproduces ``lab run``).
@@ -70,6 +73,12 @@ CPU renderer, headless), the ground grid and the overlays ``--screenshot`` draws
 force arrows, head and COM trails, the laws' lines, time and energy). ``render_mode="human"``: the
 PyBullet window (:mod:`lab.gui`, needs an X display; on a headless machine ``xvfb-run``), mirrored
 every engine step and paced to real time.
+
+Time
+----
+``dt`` (Gymnasium's name, as MuJoCo environments have it) is the control step: the seconds one
+``step()`` advances (``control_dt`` rounded to a whole number of engine steps); ``metadata["render_fps"]``
+is 1/``dt``, the rate at which rendered frames play back in real time.
 
 Version history
 ---------------
@@ -277,6 +286,11 @@ class LabEnv(gym.Env):
                           + [f"yaw_{i}" for i in range(N)] + ["v_fwd", "v_left", "v_up", "com_dz"]
                           + ["w0_fwd", "w0_left", "w0_up", "g0_x", "g0_y", "g0_z"])
         self.observation_space = spaces.Box(-np.inf, np.inf, shape=(len(self.obs_names),), dtype=np.float64)
+
+    @property
+    def dt(self) -> float:
+        """Seconds per :meth:`step` (the control step; Gymnasium's ``unwrapped.dt``)."""
+        return self.control_dt
 
     # ------------------------------------------------------------------ episode
     def _new_sim(self, scenario_seed: int, policy: bool = True):
