@@ -164,7 +164,9 @@ def cmd_run(args) -> int:
     for flag, path in (("--video", args.video), ("--screenshot", args.screenshot)):
         if path:
             check_file(path, flag, overwrite=args.overwrite)
-    result = run_scenario(sc, gui=args.gui, progress=sys.stderr.isatty(), video=args.video,
+    from lab.core.progress import enabled
+
+    result = run_scenario(sc, gui=args.gui, progress=enabled(), video=args.video,
                           screenshot=args.screenshot)
     write_run(output, result, plots=not args.no_plots,
               provenance=collect(args.command, started, time.perf_counter() - t0))
@@ -222,8 +224,10 @@ def cmd_check(args) -> int:
         return _check_faults(args, names, started)
     out = args.out or unique_default(Path("runs") / f"checks-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "check", overwrite=args.overwrite)
+    from lab.core.progress import enabled
+
     ok, table = run_checks(names, args.overrides, output, command=args.command, started=started,
-                           progress=sys.stderr.isatty())
+                           progress=enabled())
     print(table)
     print(f"checks.json in {out}/")
     return EXIT_OK if ok else 1
@@ -240,8 +244,10 @@ def _check_faults(args, names: list[str], started: float) -> int:
             raise LabError("--faults", f"unknown fault {n!r}; allowed: {', '.join(FAULTS)}")
     out = args.out or unique_default(Path("runs") / f"faults-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "check", overwrite=args.overwrite)
+    from lab.core.progress import enabled
+
     ok, table = run_faults(faults, names, args.overrides, output, command=args.command, started=started,
-                           progress=sys.stderr.isatty())
+                           progress=enabled())
     print(table)
     print(f"faults.json in {out}/")
     return EXIT_OK if ok else 1

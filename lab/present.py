@@ -36,12 +36,13 @@ class Overlays(Observer):
 
 
 class Progress(Observer):
-    """A tqdm bar on stderr for a run of more than 2 s of simulated time (not with a window)."""
+    """A tqdm bar on stderr that appears once the run has taken 2 s of wall time (not with a window; whether
+    to draw one at all is :func:`lab.core.progress.enabled`'s rule, decided by the caller)."""
 
     def __init__(self, n_steps: int, desc: str):
-        from tqdm import tqdm
+        from lab.core.progress import DELAY_S, bar
 
-        self.bar = tqdm(total=n_steps, unit="step", unit_scale=True, desc=desc, leave=False)
+        self.bar = bar(n_steps, show=True, unit="step", unit_scale=True, desc=desc, leave=False, delay=DELAY_S)
 
     def on_step(self, k, pre, tau, parts, post):
         if k % 500 == 0:
@@ -151,8 +152,8 @@ def observers(scenario, gui: bool = False, video: str | None = None, screenshot:
     if overlays is not None:
         out.append(overlays)
     n_steps = scenario.sim.n_steps if duration is None else int(round(duration / scenario.sim.dt))
-    if progress and n_steps * scenario.sim.dt > 2.0 and not gui:
-        out.append(Progress(n_steps, scenario.name))
+    if progress and not gui:  # lab.core.progress: after 2 s of wall time, a long run or a video alike
+        out.append(Progress(n_steps, scenario.name + (" (video)" if video else "")))
     if video:
         out.append(VideoCapture(video, overlays))
     window = Window() if gui else None

@@ -69,7 +69,9 @@ def _ref(suite, e) -> str:
 
 
 def _progress(entry_id: str, status) -> None:
-    if sys.stderr.isatty():
+    from lab.core.progress import enabled
+
+    if enabled():
         print(f"  {entry_id}: {status}", file=sys.stderr, flush=True)
 
 

@@ -40,6 +40,7 @@ def cmd_report(args) -> int:
     if not 1 <= workers <= 256:
         raise LabError("--workers", f"must be in [1, 256], got {workers}")
     from lab.core.outputs import prepare, unique_default
+    from lab.core.progress import enabled
 
     started = time.time()
     sections = load_sections()
@@ -52,7 +53,7 @@ def cmd_report(args) -> int:
     outcomes, total = build_report(output, only=args.only, workers=workers, quick=args.quick,
                                    on_section=lambda oc: print(timing_line(oc), flush=True),
                                    command=getattr(args, "command", None), started=started,
-                                   progress=sys.stderr.isatty())
+                                   progress=enabled())
     print(f"report.md, report.html in {out}/ (total wall time {total:.1f} s)")
     if docs_output is not None:
         from lab.report import docs

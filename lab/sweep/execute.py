@@ -566,8 +566,11 @@ def _collect(ex: Executor, tasks: list[Task], rows: dict, sweep, specs, out: Pat
             table.write_tables(out, [rows[i] for i in ids if i in rows], axis_keys)
 
     print(f"  on {ex.describe()}", file=sys.stderr)
+    from lab.core.progress import enabled
+
+    # done / failed / diverged / left, with tqdm's ETA from the runs finished in this session
     bar = tqdm(total=len(specs), initial=len(specs) - len(tasks), unit="run", desc=sweep.name, file=sys.stderr,
-               disable=not (sys.stderr.isatty() if progress is None else progress))
+               disable=not (enabled() if progress is None else progress))
     interrupted = False
     last = time.monotonic()
     import signal
