@@ -125,7 +125,7 @@ def parse_suite(data: dict, path: Path) -> Suite:
     if not isinstance(name, str) or not _ID_RE.match(name):
         raise LabError(f"{where}:name", f"must be letters, digits, '_', '.', '-', got {name!r}")
     if "plugins" in data:  # before the runs load: a run's scenario may name a plugin's types
-        from ..user_plugins import load_all
+        from lab.core.user_plugins import load_all
 
         load_all(data["plugins"], path.parent.resolve(), f"{where}:plugins")
     tolerance = _tolerance_table(data.get("tolerance", {}), f"{where}:tolerance")

@@ -370,7 +370,7 @@ def load_sweep(path: str | Path, extra_set: dict | None = None) -> Sweep:
     data = scn.read_toml(path)
     where = str(path)
     if "plugins" in data:  # loaded before the runs are validated: the base may name the plugins' types
-        from ..user_plugins import load_all
+        from lab.core.user_plugins import load_all
 
         here = path.parent.resolve()
         data = {**data, "plugins": [p.path or p.module for p in load_all(data["plugins"], here, f"{where}:plugins")]}

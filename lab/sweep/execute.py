@@ -68,7 +68,7 @@ def run_shipped(plugins: tuple, blob: bytes):
     unpickle the task (its scenario holds instances of the plugins' classes) and run it."""
     import pickle
 
-    from ..user_plugins import load_shipped
+    from lab.core.user_plugins import load_shipped
 
     load_shipped(plugins)
     return run_task(pickle.loads(blob))
@@ -323,7 +323,7 @@ class Executor:
 
         from distributed import as_completed
 
-        from ..user_plugins import shipped as shipped_plugins
+        from lab.core.user_plugins import shipped as shipped_plugins
 
         plugins = shipped_plugins()
         futures = {}

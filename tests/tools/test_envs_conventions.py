@@ -13,7 +13,7 @@ gym = pytest.importorskip("gymnasium")
 
 import lab.envs  # noqa: E402
 from conftest import need_tool  # noqa: E402
-from lab.scenario import load  # noqa: E402
+from lab.core.scenario import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 

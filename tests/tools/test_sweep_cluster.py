@@ -162,7 +162,7 @@ def test_a_users_controller_runs_on_two_dask_workers(tmp_path, cluster, lab_cmd)
     (project / "hold.py").write_text('''
 from dataclasses import dataclass
 import lab
-from lab.fields import Validated, num
+from lab.core.fields import Validated, num
 
 @dataclass(frozen=True)
 class HoldParams(Validated):

@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 import lab
-from lab import cli, user_plugins
-from lab.errors import LabError
+from lab import cli
+from lab.core import user_plugins
+from lab.core.errors import LabError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HOLD = """
 from dataclasses import dataclass
 import lab
-from lab.fields import Validated, num
+from lab.core.fields import Validated, num
 
 @dataclass(frozen=True)
 class HoldParams(Validated):
@@ -61,7 +62,7 @@ def test_a_type_override_swaps_the_table_and_the_users_controller_drives_the_joi
 
 
 def test_a_typed_table_swap_keeps_the_same_types_values_and_applies_in_any_order():
-    from lab.scenario import apply_overrides
+    from lab.core.scenario import apply_overrides
 
     data = {"controller": {"type": "serpenoid", "alpha": 0.7}, "friction": {"mu_n": 0.4}}
     # the other key first, the type second: the swap still comes first
@@ -81,7 +82,7 @@ def test_a_set_typo_is_blamed_on_set_not_on_the_shipped_file(capsys):
         lab.load_scenario("snake_serpenoid", {"sim.dt": -1})
     assert e.value.where == "overrides['sim.dt']"
     # a value the file got wrong is still the file's
-    bad = Path(lab.scenario.SCENARIO_DIR / "snake_serpenoid.toml")
+    bad = Path(lab.core.scenario.SCENARIO_DIR / "snake_serpenoid.toml")
     with pytest.raises(LabError) as e:
         lab.load_scenario(bad, {"controller.type": "nope"})
     assert e.value.where == "overrides['controller.type']" and "unknown type 'nope'" in e.value.what

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import lab
-from lab.fields import Validated, num
+from lab.core.fields import Validated, num
 
 
 @dataclass(frozen=True)
