@@ -178,13 +178,19 @@ def cmd_run(args) -> int:
 
 
 def headlines(scenario) -> tuple:
-    """The run's headline metrics: the trial's, then the analyses' the scenario asks for, then the robot's."""
+    """The run's headline metrics: the trial's, the analyses' the scenario asks for, the controller's, the
+    robot's; each only where it means something for this run's controller (Headline.controllers)."""
     from lab.analysis.registry import headlines as analysis_headlines
+    from lab.controllers import CONTROLLERS
     from lab.robots.base import hooks
 
     trial = scenario.trial
-    return ((*trial.headline,) if trial is not None else ()) + analysis_headlines(scenario.analyses) \
-        + tuple(hooks(scenario.robot).headline())
+    kind = scenario.controller_type
+    entry = CONTROLLERS[kind] if kind in CONTROLLERS else None
+    own = tuple(getattr(entry.cls, "headline", ())) if entry is not None else ()
+    every = ((*trial.headline,) if trial is not None else ()) + analysis_headlines(scenario.analyses, kind) \
+        + own + tuple(hooks(scenario.robot).headline())
+    return tuple(h for h in every if h.applies(kind))
 
 
 def summary(result, out: Path) -> str:

@@ -17,6 +17,9 @@ from lab.core.state import ModelInfo, RobotState
 
 class Controller:
     params: object
+    # the metrics that say what this controller's run did (lab.core.views.Headline), printed by `lab run`
+    # after the trial's and the analyses'; a user's controller may declare its own
+    headline: tuple = ()
 
     def __init__(self, params):
         self.params = params

@@ -40,7 +40,10 @@ class Headline:
     """A headline metric. ``against``: what it is read against, in words (a tolerance with its source,
     a paper's value); ``undefined``: ``metrics -> reason or None``, for a metric whose number means
     nothing in this run (the fitted turning radius of a straight path): printed as "—" with the reason;
-    ``missing``: the reason printed when the metric is absent or NaN (the event did not happen)."""
+    ``missing``: the reason printed when the metric is absent or NaN (the event did not happen);
+    ``controllers``: the controller types whose runs the metric means something for (empty: every run),
+    so a run never prints another controller's commentary; ``words``: ``value -> text``, the value said in
+    words (a turn direction's sign as "left" or "right"), printed in place of the label."""
 
     key: str
     label: str = ""
@@ -48,6 +51,12 @@ class Headline:
     undefined: Callable[[dict], str | None] | None = None
     missing: str = "undefined in this run"  # why the metric can be absent or NaN (printed after "—")
     optional: bool = False  # absent → not printed at all (a metric only some runs of the trial have)
+    controllers: tuple[str, ...] = ()  # only for runs of these controller types (empty: every run)
+    words: Callable[[object], str] | None = None  # the value in words (replaces the label)
+
+    def applies(self, controller_type: str) -> bool:
+        """True if this headline means something for a run of ``controller_type``."""
+        return not self.controllers or controller_type in self.controllers
 
 
 # Every file name the built-in views write (lab.core.outputs.KINDS["run"] lists them with the run's other files).
@@ -82,7 +91,7 @@ def summary_lines(metrics: dict, headlines, generic=GENERIC) -> list[str]:
         elif v is None or (isinstance(v, float) and not math.isfinite(v)):
             rows.append((h.key, "—", h.missing))
         else:
-            note = h.label + (f" [{h.against}]" if h.against else "")
+            note = (h.words(v) if h.words is not None else h.label) + (f" [{h.against}]" if h.against else "")
             rows.append((h.key, _fmt(v), note.strip()))
     lines = []
     width = max([len(k) for k, _, _ in rows] + [len(k) for k in generic] + [1])

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+import pytest
+
 from lab.core import scenario as scn
 from lab.cli import headlines, main
 from lab.core.views import summary_lines
@@ -55,3 +58,49 @@ def test_lab_run_prints_the_climb_headline(tmp_path, capsys):
     assert out.index("climb.success") < out.index("energy.balance_residual_rel")
     row = next(ln for ln in out.splitlines() if "climb.time_s" in ln)
     assert "—" in row and "did not get over" in row
+
+
+def test_a_serpenoid_run_prints_no_passive_creepings_commentary():
+    """The rhythm onset is passive creeping's question (its rhythm emerges); a serpenoid follows a clock
+    from t = 0, so its run headlines the turning circle, never creeping's onset text."""
+    assert "time.rhythmic_s" not in keys("snake_serpenoid") and "rhythm.period_s" not in keys("snake_serpenoid")
+    assert keys("snake_serpenoid")[:2] == ["turn.radius_m", "turn.direction"]
+    m = {"time.rhythmic_s": math.nan, "rhythm.period_s": math.nan, "turn.radius_m": 0.36, "turn.direction": -1,
+         "com.speed_mean_mps": 0.17}
+    text = "\n".join(summary_lines(m, headlines(scn.load("snake_serpenoid"))))
+    assert "passive creeping" not in text and "rhythm" not in text
+    # a user's controller on the creeping scenario: the analysis' turning circle, not creeping's rhythm
+    sc = scn.load("snake_passive_creeping", ["controller.type=serpenoid"])
+    assert "time.rhythmic_s" not in [h.key for h in headlines(sc)]
+
+
+def test_the_turn_directions_words_match_its_sign():
+    sc = scn.load("snake_passive_creeping")
+    for value, word, other in ((1, "left", "right"), (-1, "right", "left"), (0, "straight", "left")):
+        row = next(ln for ln in summary_lines({"turn.direction": value}, headlines(sc)) if "turn.direction" in ln)
+        assert word in row and other not in row, row
+
+
+def _signed_area(xy) -> float:
+    """Twice the signed area of the path closed by its chord (shoelace): > 0 for a counter-clockwise arc."""
+    x, y = xy[:, 0] - xy[0, 0], xy[:, 1] - xy[0, 1]
+    return float(np.sum(x[:-1] * y[1:] - x[1:] * y[:-1]))
+
+
+@pytest.mark.slow
+def test_the_printed_turn_word_agrees_with_the_paths_geometry():
+    """Independent of the circle fit: the COM path's signed area (shoelace, closed by its chord) is
+    positive for a path curving counter-clockwise seen from +z, which the summary must call left. A
+    serpenoid with a joint offset γ turns: γ = +0.15 rad one way, −0.15 rad the other."""
+    import lab
+
+    words = set()
+    for gamma in (0.15, -0.15):
+        res = lab.run("snake_serpenoid", {"sim.duration": 8.0, "controller.gamma": gamma})
+        area = _signed_area(res.series["xy"].mean(axis=1))  # equal link masses: the mean is the COM
+        row = next(ln for ln in summary_lines(res.metrics, headlines(res.scenario)) if "turn.direction" in ln)
+        assert abs(area) > 0.05, gamma  # a clear turn (a straight 0.86 m path would give ~0)
+        word = "left" if area > 0 else "right"
+        assert word in row, (gamma, area, row)
+        words.add(word)
+    assert words == {"left", "right"}
