@@ -158,11 +158,25 @@ def allowed_text(d: Decl) -> str:
     return text + (", or unset" if d.optional else "")
 
 
+# `lab show` calls a number its default when it agrees to 1 part in 10⁶: the shipped files write an
+# irrational default to 7 significant digits (beta = 0.6981317 for 2π/9, off by 1e-9 relative), while a
+# rounded choice such as 0.698 (3e-4 off) is a change the run feels.
+SAME_REL = 1e-6
+
+
+def same_as_default(v, default) -> bool:
+    """True if ``v`` is the default at the precision the files write it with (:data:`SAME_REL`)."""
+    if (isinstance(v, float) and isinstance(default, float) and not isinstance(default, bool)
+            and math.isfinite(v) and math.isfinite(default)):
+        return math.isclose(v, default, rel_tol=SAME_REL, abs_tol=0.0)
+    return _value(v) == _value(default)
+
+
 def _rows(obj) -> list[tuple[str, ...]]:
     rows = []
     for name, d in declarations(type(obj)).items():
         v = getattr(obj, name)
-        changed = "*" if _value(v) != _value(d.default) else ""
+        changed = "" if same_as_default(v, d.default) else "*"
         rows.append((name, changed, _value(v), _value(d.default), d.unit, allowed_text(d), d.doc))
     return rows
 

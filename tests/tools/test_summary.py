@@ -104,3 +104,13 @@ def test_the_printed_turn_word_agrees_with_the_paths_geometry():
         assert word in row, (gamma, area, row)
         words.add(word)
     assert words == {"left", "right"}
+
+
+def test_lab_show_calls_a_default_written_to_seven_digits_the_default(capsys):
+    """snake_serpenoid writes beta = 0.6981317 for the default 2π/9: not a change; 0.698 is one."""
+    assert main(["show", "snake_serpenoid"]) == 0
+    row = next(ln for ln in capsys.readouterr().out.splitlines() if ln.split()[:1] == ["beta"])
+    assert row.split()[1] == "0.6981317", row  # no "*" column entry
+    assert main(["show", "snake_serpenoid", "--set", "controller.beta=0.698"]) == 0
+    row = next(ln for ln in capsys.readouterr().out.splitlines() if ln.split()[:1] == ["beta"])
+    assert row.split()[1] == "*", row
