@@ -41,18 +41,24 @@ def load_sections() -> Registry[Section]:
     return SECTIONS
 
 
-QUICK_MARK_NOTE = "quick run: not compared"
+QUICK_MARK_NOTE = "not compared in a quick run"
 QUICK_EMPTY = "— (too short in a quick run)"
+QUICK_WHY = "the paper's figure needs the full runs; a quick build's runs last a fraction of a second to a few seconds"
 _NAN_RE = re.compile(r"\bnan\b|\binf\b", re.IGNORECASE)
 
 
 def quick_row(row: Row) -> Row:
-    """A table row as a ``--quick`` report shows it: the runs are too short for any comparison with
-    the paper, so no pass/warn/fail (mark ``info``), and a value the short runs could not measure
-    (``nan``) reads "—" with the reason instead of ``nan ± nan``."""
+    """A table row as a ``--quick`` report shows it. A row whose comparison the short runs decide
+    (``quick_decides``: an identity such as the energy balance) keeps its mark and note. Any other row
+    is ``info`` with ``quick_why`` — in words, why a short run cannot decide it — in place of the full
+    build's note (which would read as a verdict on runs too short to give one); a value the short runs
+    could not measure (``nan``) reads "—" with the reason instead of ``nan ± nan``."""
     lab = QUICK_EMPTY if _NAN_RE.search(str(row.lab)) else row.lab
-    note = f"{QUICK_MARK_NOTE}; {row.note}" if row.note else QUICK_MARK_NOTE
-    return Row(row.quantity, lab, row.paper, "info", note if row.mark != "info" else row.note)
+    if row.quick_decides:
+        return Row(row.quantity, lab, row.paper, row.mark, row.note, True)
+    if row.mark == "info" and not row.quick_why:
+        return Row(row.quantity, lab, row.paper, "info", row.note)
+    return Row(row.quantity, lab, row.paper, "info", f"{QUICK_MARK_NOTE}: {row.quick_why or QUICK_WHY}")
 
 
 class Context:

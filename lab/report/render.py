@@ -38,6 +38,15 @@ code { background: #f4f4f4; padding: 0 .25em; border-radius: 3px; }
 """
 
 
+def signed(x: float, digits: int, plus: bool = False) -> str:
+    """``x`` to ``digits`` decimals with a true minus sign (U+2212), never ``-0.00`` or ``−-0.00``: a value
+    that rounds to zero prints without a sign; ``plus``: a positive value gets ``+``."""
+    text = f"{abs(x):.{digits}f}"
+    if float(text) == 0.0:
+        return text
+    return ("−" if x < 0 else "+" if plus else "") + text
+
+
 def counts(oc: SectionOutcome) -> dict:
     c = {m: 0 for m in MARK_SYMBOL}
     for r in oc.result.table:

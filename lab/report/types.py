@@ -15,13 +15,19 @@ MARKS = ("pass", "warn", "fail", "info")
 @dataclass(frozen=True)
 class Row:
     """One line of a section's comparison table. ``mark``: pass (agrees within the stated tolerance),
-    warn (disagrees: the note says how and why, as far as known), fail, info (nothing to compare)."""
+    warn (disagrees: the note says how and why, as far as known), fail, info (nothing to compare).
+
+    In a ``--quick`` report (:func:`lab.report.core.quick_row`): ``quick_decides`` says the row's
+    comparison holds for the short runs too (an identity such as the energy balance), so its mark stands;
+    otherwise ``quick_why`` says in words why a short run cannot decide it (the row is then ``info``)."""
 
     quantity: str
     lab: str
     paper: str
     mark: str
     note: str = ""
+    quick_decides: bool = False
+    quick_why: str = ""
 
     def __post_init__(self):
         if self.mark not in MARKS:
