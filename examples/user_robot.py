@@ -30,8 +30,8 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=5.0, help="simulated seconds")
     args = ap.parse_args()
 
-    # the file's path as seen from wherever this runs
-    overrides = {"sim.duration": args.duration, "robot.path": str(HERE / "four_link_snake.urdf")}
+    # robot.path in user_robot.toml is relative to that file, so this runs from any folder
+    overrides = {"sim.duration": args.duration}
     with lab.Sim(HERE / "user_robot.toml", overrides) as sim:
         model = sim.world.model
         res = sim.run()

@@ -177,7 +177,12 @@ def _rows(obj) -> list[tuple[str, ...]]:
     for name, d in declarations(type(obj)).items():
         v = getattr(obj, name)
         changed = "" if same_as_default(v, d.default) else "*"
-        rows.append((name, changed, _value(v), _value(d.default), d.unit, allowed_text(d), d.doc))
+        said = getattr(obj, "field_origin", None)  # a URDF robot: measured from the file, or set
+        said = said(name) if callable(said) else ""
+        if said.startswith("measured"):  # the default is "derived": a measured value is that default
+            changed = ""
+        rows.append((name, changed, _value(v), _value(d.default), d.unit, allowed_text(d),
+                     f"{d.doc} [{said}]" if said else d.doc))
     return rows
 
 

@@ -48,6 +48,14 @@ GENERIC: dict[str, Tol] = {
                "0.208 %; 0.42 % and 0.10 % at 2 and 0.5 ms, and the engine on the Euler map to 1e-14); 1.5× margin"),
     # inertia read back from the engine vs the spec (URDF_USE_INERTIA_FROM_FILE honoured).
     "robot.inertia_rel": Tol(1e-6, "URDF numbers are written with 10 significant digits"),
+    # tests/library/test_urdf_measure.py: the base's height drift over 0.3 s with the joints held, started at the
+    # measured rest height of the example's boxes.
+    "robot.rest_height_settle_m": Tol(1e-4, "6× the measured 1.5e-5 m (the contact's own compliance); started 1.5 mm "
+                                            "inside the ground (the snake's 0.0075 m) the base is pushed up ~1.5 mm"),
+    # lab.robots.urdf_measure: a scenario's rest_height / link_length against the URDF's collision geometry.
+    "robot.urdf_contradicts_rel": Tol(
+        0.05, "the measurement is exact for primitives and meshes; a value written to two significant digits is "
+              "within 5 % of it, the snake's 0.0075 m on a user's 2 cm boxes (25 % low, issue 36) is not"),
 }
 
 

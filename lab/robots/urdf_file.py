@@ -7,16 +7,19 @@ every movable joint must state ``<limit effort="…">`` > 0. The lab's controlle
 ``effort``; for a file robot that is the *smallest* of its joints' limits, so no joint is driven past its
 own; each joint's limit is also in ``ModelInfo.joint_effort`` (read from the loaded body).
 
-``path`` is absolute or relative to the working directory, or ``lab:<robot>/<robot>.urdf`` for one of the
+``path`` is absolute or relative to the scenario file that sets it (on the command line: to the working
+directory), or ``lab:<robot>/<robot>.urdf`` for one of the
 lab's committed robot files (``assets/urdf/``); mesh files are resolved relative to the URDF file (the
-World loads the file in place). ``rest_height`` is the base link's height when the robot rests on
-flat ground (the URDF does not say it), ``link_length`` the length the force laws and metrics use as the
-robot's characteristic link length.
+World loads the file in place). ``rest_height`` (the base link's height when the robot rests on flat
+ground), ``link_length`` (the characteristic link length of the force laws and metrics) and the head link
+are measured from the file's collision geometry (:mod:`lab.robots.urdf_measure`) unless the scenario sets
+them; a set value that contradicts the geometry is warned about with both numbers.
 """
 
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -25,6 +28,7 @@ from lab.core.fields import info, num
 from lab.core.resources import asset_dir
 from lab.robots.base import Robot, register_robot
 from lab.robots.urdf import MassProps
+from lab.robots.urdf_measure import fill_measured, origin
 
 MOVABLE = ("revolute", "continuous", "prismatic")  # the joint types the World drives (planar/floating: not)
 
@@ -70,10 +74,13 @@ class UrdfFileSpec(Robot):
 
     default_asset: ClassVar[bool] = False  # nothing to generate under assets/urdf/
 
-    path: str = info(DEFAULT_PATH, doc="the URDF file: absolute, relative to the working directory, or "
-                                      "lab:<robot>/<robot>.urdf for a file of the lab's assets/urdf/")
-    rest_height: float = num(0.0075, ge=0, le=100, unit="m", doc="base link height at rest on flat ground")
-    link_length: float = num(0.08, gt=0, le=100, unit="m", doc="characteristic link length (force laws, metrics)")
+    path: str = info(DEFAULT_PATH, doc="the URDF file: absolute, relative to the scenario file (--set: to the "
+                                      "working directory), or lab:<robot>/<robot>.urdf for a file of the lab's "
+                                      "assets/urdf/")
+    rest_height: float = num(math.nan, ge=0, le=100, unit="m",
+                             doc="base link height at rest on flat ground (default: measured from the URDF)")
+    link_length: float = num(math.nan, gt=0, le=100, unit="m",
+                             doc="characteristic link length, force laws and metrics (default: the joint spacing)")
     engine_friction: float = num(0.0, ge=0, le=10, doc="the engine's own lateral friction on every link")
 
     def __post_init__(self):
@@ -81,6 +88,16 @@ class UrdfFileSpec(Robot):
         if not self.path or not resolve(self.path).is_file():
             raise ValueError(f"path: must be an existing URDF file, got {self.path!r}")
         read_joints(self.text())  # refuses a file without a robot or with a joint lacking its effort limit
+        fill_measured(self)  # rest_height, link_length from the file's geometry unless set (lab.robots.urdf_measure)
+
+    @property
+    def head_link(self) -> str | None:
+        """The tip of the longest joint chain from the base (measured; lab.robots.urdf_measure)."""
+        return self._measured.head_link
+
+    def field_origin(self, name: str) -> str:
+        """Where a field's value came from, for ``lab show``: measured from the URDF or set."""
+        return origin(self, name)
 
     def text(self) -> str:
         return resolve(self.path).read_text(encoding="utf-8")
