@@ -517,7 +517,7 @@ def blame(exc: LabError, where: str, keys, name=SET) -> LabError:
     prefix = f"{where}:"
     if not exc.where.startswith(prefix):
         return exc
-    field_name = exc.where[len(prefix):]
+    field_name = exc.where[len(prefix):].replace(":", ".")  # forces:tether.k is the key forces.tether.k
     for key in reversed(list(keys)):
         if field_name == key or field_name.startswith(key + ".") or key.startswith(field_name + "."):
             return LabError(_label(name, key), exc.what)

@@ -101,6 +101,9 @@ def scenario_schema() -> dict:
         "trial": typed["trial"],
         "analyses": {"description": "optional analyses the run adds to its metrics (lab.analysis.registry)", "type": "array",
                      "items": {"enum": list(ANALYSES)}, "uniqueItems": True, "default": []},
+        "plugins": {"description": "user plugins to load first: .py files relative to this file, or module names "
+                                   "(lab.core.user_plugins)", "type": "array", "items": {"type": "string"},
+                    "default": []},
     }
     assert tuple(sorted(props)) == tuple(sorted(TOP_KEYS)), "the schema's sections must be the loader's"
     return {

@@ -245,7 +245,9 @@ def test_cli_messages_are_the_hand_written_ones(scenario, override, message, tmp
     code = main(["run", scenario, "--set", override, "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2
-    assert err == f"error: {scn.resolve_path(scenario)}:{message}\n"
+    # the words after the location are the hand-written ones; the location is the override that set the
+    # value (issue 36: a --set typo or bad value is blamed on --set, not on the shipped file)
+    assert err == f"error: --set {override.partition('=')[0]}: {message.partition(': ')[2]}\n"
     assert not (tmp_path / "out").exists()
 
 

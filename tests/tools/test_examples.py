@@ -109,7 +109,8 @@ def test_user_controller_gets_validation_panel_keys_and_overrides(tmp_path):
             q0 = sim.state.q.copy()
             state = sim.step(200)
             assert np.abs(state.q - q0).max() > 0.01  # the gait moved the joints
-        with pytest.raises(LabError, match=r"controller\.alpha: must be in \[0, pi/2\] rad, got 3\.0"):
+        # the override's value, so the error names the override (not the file)
+        with pytest.raises(LabError, match=r"overrides\['controller\.alpha'\]: must be in \[0, pi/2\] rad, got 3\.0"):
             lab_load(EXAMPLES / "user_gait.toml", {"controller.alpha": 3.0})
     finally:
         CONTROLLERS.pop("growing_wave", None)

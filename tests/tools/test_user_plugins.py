@@ -39,6 +39,20 @@ class Hold(lab.Controller):
 """
 
 
+@pytest.fixture(autouse=True)
+def _forget_plugins():
+    """Each test's plugins are removed after it: later tests see only the built-ins."""
+    from lab.controllers import CONTROLLERS
+
+    before, loaded = set(CONTROLLERS), dict(user_plugins._loaded)
+    yield
+    for name in set(CONTROLLERS) - before:
+        CONTROLLERS.pop(name, None)
+    for module in set(user_plugins._loaded) - set(loaded):
+        user_plugins._loaded.pop(module, None)
+        sys.modules.pop(module, None)
+
+
 def _plugin(folder: Path, name: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.py"
