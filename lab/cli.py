@@ -312,6 +312,10 @@ def cmd_list(args) -> int:
     print("trials:       " + ", ".join(TRIALS))
     print("checks:       " + ", ".join(CHECKS))
     print("papers:       " + ", ".join(PAPERS) + "   (lab/papers/<name>: report section, checks, studies)")
+    from lab.core.user_plugins import loaded
+
+    if loaded():  # entry points of installed packages, --plugin and a file's plugins (docs/plugins.md)
+        print("plugins:      " + ", ".join(loaded()))
     return EXIT_OK
 
 

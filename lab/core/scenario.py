@@ -394,7 +394,7 @@ def absolute_path(value, base: str | Path | None):
     p = Path(value).expanduser()
     if p.is_absolute():
         return str(p)
-    return str((Path(base) if base is not None else Path.cwd()).resolve() / p)
+    return str(((Path(base) if base is not None else Path.cwd()) / p).resolve())
 
 
 def absolute_paths(data: dict, base: str | Path | None) -> dict:
