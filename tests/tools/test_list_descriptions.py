@@ -9,7 +9,8 @@ DOC = re.compile(r"\b[\w./-]+\.md\b")
 
 
 def _descriptions():
-    for p in sorted((ROOT / "scenarios").rglob("*.toml")):
+    """Every shipped scenario, sweep and suite file: scenarios/ and each paper's scenarios/ folder."""
+    for p in sorted([*(ROOT / "scenarios").rglob("*.toml"), *(ROOT / "lab" / "papers").glob("*/scenarios/*.toml")]):
         yield p, tomllib.loads(p.read_text()).get("description", "")
 
 
@@ -23,7 +24,9 @@ def test_a_description_that_points_to_a_document_names_an_existing_file():
 
 
 def test_the_tracked_climbs_claimed_height_is_on_the_page_it_points_to():
-    desc = tomllib.loads((ROOT / "scenarios" / "tracked_step_climb.toml").read_text())["description"]
+    from lab.core.scenario import resolve_path
+
+    desc = tomllib.loads(resolve_path("tracked_step_climb").read_text())["description"]
     height = re.search(r"climbs up to (\d\.\d+) m \(([\w/.]+\.md)\)", desc)
     assert height, desc
     assert f"{height[1]} m" in (ROOT / height[2]).read_text()
