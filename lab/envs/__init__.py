@@ -25,8 +25,9 @@ history: v0 ids raise Gymnasium's ``DeprecatedEnv`` naming v1). Keyword argument
 Gymnasium's conventions: ``env.unwrapped.dt`` is the control step (seconds per ``step()``), each id's
 spec has ``max_episode_steps`` (the scenario's ``sim.duration`` / ``dt``, so ``TimeLimit`` truncates
 and wrappers and monitors read the episode length from ``env.spec``), and ``metadata["render_fps"]``
-is 1/dt. With overrides that change the episode's length (``sim.duration``, ``control_dt``) use
-:func:`make`, which passes the matching ``max_episode_steps`` to ``gymnasium.make``.
+is 1/dt. With overrides that change the episode's length (``sim.duration``, ``control_dt``), and for
+``lab/Scenario-v1`` (whose length is its scenario's), use :func:`make`: it passes the matching
+``max_episode_steps`` to ``gymnasium.make``.
 
 :mod:`lab.envs.cem` is a small numpy learner (the cross-entropy method) that proves the ids learnable.
 """
@@ -95,9 +96,11 @@ def register() -> None:
         kwargs = {} if scenario is None else {"scenario": scenario}
         if base:
             kwargs["base_overrides"] = dict(base)
-        gymnasium.register(id=env_id, entry_point="lab.envs.env:LabEnv", kwargs=kwargs,
-                           max_episode_steps=episode_steps(scenario, base), disable_env_checker=False,
-                           order_enforce=True)
+        # lab/Scenario-v1's length depends on the scenario it is made with: no fixed limit on its spec
+        # (a registered one would truncate another scenario's episode at the default's); lab.envs.make sets it.
+        steps = episode_steps(scenario, base) if scenario is not None else None
+        gymnasium.register(id=env_id, entry_point="lab.envs.env:LabEnv", kwargs=kwargs, max_episode_steps=steps,
+                           disable_env_checker=False, order_enforce=True)
 
 
 register()

@@ -19,11 +19,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_each_ids_spec_holds_the_episode_length_of_its_scenario():
-    """max_episode_steps · dt is the scenario's sim.duration for every fixed id (10 ms control step)."""
+    """max_episode_steps · dt is the scenario's sim.duration for every fixed id (10 ms control step);
+    lab/Scenario-v1, whose scenario is chosen at make(), gets its length from lab.envs.make."""
     for env_id, (scenario, base) in lab.envs.IDS.items():
         spec = gym.spec(env_id)
-        sc = load(scenario or "snake_passive_creeping", base)
+        if scenario is None:
+            assert spec.max_episode_steps is None
+            continue
+        sc = load(scenario, base)
         assert spec.max_episode_steps * lab.envs.CONTROL_DT == pytest.approx(sc.sim.duration), env_id
+    sc = load("eel_forward_turn")
+    env = lab.envs.make("lab/Scenario-v1", scenario="eel_forward_turn")
+    try:
+        assert env.spec.max_episode_steps * env.unwrapped.dt == pytest.approx(sc.sim.duration)
+    finally:
+        env.close()
 
 
 @pytest.mark.slow
