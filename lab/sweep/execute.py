@@ -64,7 +64,7 @@ class Task:
 
 
 def run_shipped(plugins: tuple, blob: bytes):
-    """Worker side of :meth:`Executor.run`: import the client's user plugins (lab.user_plugins), then
+    """Worker side of :meth:`Executor.run`: import the client's user plugins (lab.core.user_plugins), then
     unpickle the task (its scenario holds instances of the plugins' classes) and run it."""
     import pickle
 
@@ -319,9 +319,12 @@ class Executor:
         worker died (KilledWorker after dask's retries) comes back as a failed row."""
         from dataclasses import replace
 
-        import pickle
-
         from distributed import as_completed
+
+        try:  # dask's own serialiser (by value where plain pickle cannot: a trial's local hook)
+            import cloudpickle as pickle
+        except ImportError:  # pragma: no cover - distributed depends on it
+            import pickle
 
         from lab.core.user_plugins import shipped as shipped_plugins
 
