@@ -104,11 +104,12 @@ def _registry_entry(registry, name: str, entry):
 
 
 def _mutant_coulomb(kind: str):
-    """The Coulomb law as a plausible wrong edit of it would compute it, registered under its own name."""
+    """The Coulomb laws (the regularised ``coulomb`` and the velocity-level ``coulomb_velocity``) as a
+    plausible wrong edit of them would compute them, each registered under its own name."""
 
     def factory():
         from lab.forces.base import FRICTION
-        from lab.forces.friction import AnisotropicCoulomb, coulomb
+        from lab.forces.friction import AnisotropicCoulomb, VelocityCoulomb, coulomb
 
         if kind == "swapped":
             class SwappedAxes(AnisotropicCoulomb):
@@ -120,19 +121,32 @@ def _mutant_coulomb(kind: str):
                     return coulomb(state.R_WB, state.v_W, load, float(self.mu_n), float(self.mu_n),
                                    float(self.mu_fwd), float(self.slip_tol), bool(self.head_exempt))
 
-            cls = SwappedAxes
-        else:
-            class OneLinkSignFlipped(AnisotropicCoulomb):
-                """The middle link's friction force with its sign flipped (a sign slip in one branch)."""
+            class SwappedAxesVelocity(VelocityCoulomb):
+                """The same exchange in the velocity-level law."""
 
                 def __call__(self, state, t):
-                    F = super().__call__(state, t).copy()
-                    F[len(F) // 2] *= -1.0
-                    return F
+                    swapped = replace(self, mu_t=self.mu_n, mu_forward=None, mu_backward=None, mu_n=self.mu_fwd)
+                    return VelocityCoulomb.__call__(swapped, state, t)
 
-            cls = OneLinkSignFlipped
-        cls.__module__ = AnisotropicCoulomb.__module__  # the registry's origin check: same module, a replacement
-        return _registry_entry(FRICTION, "coulomb", cls)
+            classes = {"coulomb": SwappedAxes, "coulomb_velocity": SwappedAxesVelocity}
+        else:
+            def sign_flipped(base):
+                class OneLinkSignFlipped(base):
+                    """The middle link's friction force with its sign flipped (a sign slip in one branch)."""
+
+                    def __call__(self, state, t):
+                        F = super().__call__(state, t).copy()
+                        F[len(F) // 2] *= -1.0
+                        return F
+
+                return OneLinkSignFlipped
+
+            classes = {"coulomb": sign_flipped(AnisotropicCoulomb), "coulomb_velocity": sign_flipped(VelocityCoulomb)}
+        stack = contextlib.ExitStack()
+        for name, cls in classes.items():
+            cls.__module__ = AnisotropicCoulomb.__module__  # the registry's origin check: same module, a replacement
+            stack.enter_context(_registry_entry(FRICTION, name, cls))
+        return stack
 
     return factory
 

@@ -126,6 +126,7 @@ class Simulation:
         if tau is None:
             tau = self.controller.act(state)
         self.last_tau = tau  # kept: what this step commanded (studies sample it)
+        state.tau = tau  # the laws that predict the step's slip read it (lab.forces.friction.VelocityCoulomb)
         laws = self._laws
         if len(laws) == 1:  # the common case (friction only): no summing, no Wrench to build
             name, law = laws[0]

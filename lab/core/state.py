@@ -60,6 +60,13 @@ class ModelInfo:
     joint_names: tuple[str, ...] = ()  # the movable joints, in the order of RobotState.q
     dt: float = 0.0
     joint_effort: np.ndarray | None = None  # (J,) each movable joint's torque limit as the URDF states it
+    # The engine's gravity vector (a sloped arena turns it); None: (0, 0, −gravity).
+    gravity_W: np.ndarray | None = None
+    # The URDF tree as lab.kernels.forward_kinematics reads it (tree (N, 3), frames (N, 18)): what the
+    # velocity-level friction law builds the articulated mass matrix from (lab.forces.friction); None
+    # where the World reads every link from the engine (a joint outside the compiled pass).
+    tree: np.ndarray | None = None
+    frames: np.ndarray | None = None
 
     @property
     def n_links(self) -> int:
@@ -126,6 +133,10 @@ class RobotState:
     # (N, 13) the engine's answer that p_W, quat_W, v_W and w_W are views of (World.read_state), so
     # that a NaN check is one reduction; None for hand-made states.
     flat: np.ndarray | None = None
+    # (J,) the joint torques the controller commands for the step that starts at t, set by the runner
+    # before the force laws run (the velocity-level friction law predicts the slip with them); None
+    # for hand-made states and before the controller has acted.
+    tau: np.ndarray | None = None
 
     @lazy
     def a_W(self) -> np.ndarray:

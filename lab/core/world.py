@@ -13,7 +13,7 @@ import math
 import os
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from lab.core.engine import connect, pb, quiet_stdout
@@ -202,6 +202,11 @@ class World:
                                joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
         self._fk_tree = self._fk_tables(infos)
+        # the tree for the laws that need the articulated mass matrix (lab.forces.friction.VelocityCoulomb);
+        # a lone body is the trivial tree
+        tables = self._fk_tree if self._fk_tree is not None or infos else (np.zeros((1, 3), np.int64), np.zeros((1, 18)))
+        self.model = replace(self.model, gravity_W=np.array(self.gravity_W, float),
+                             tree=None if tables is None else tables[0], frames=None if tables is None else tables[1])
         return body
 
     FK_CHECK_TOL = 1e-9  # the load-time check of the compiled pass (tests compare it to 1e-12)
@@ -387,6 +392,9 @@ class World:
     def set_gravity(self, g_W) -> None:
         """The engine's gravity vector (a sloped arena turns it instead of the ground)."""
         self.client.setGravity(*[float(g) for g in g_W])
+        self.gravity_W = np.array([float(g) for g in g_W])
+        if self.model is not None:  # the laws read it from the model (lab.forces.friction.VelocityCoulomb)
+            self.model = replace(self.model, gravity_W=self.gravity_W.copy())
 
     def set_dynamics(self, body: int, link: int = -1, **kw) -> None:
         """Engine dynamics of one body's link (-1: the base): ``lateralFriction``, ``restitution``,
@@ -448,6 +456,14 @@ class World:
         tau = self.client.calculateInverseDynamics(self.robot, [float(x) for x in q], [float(x) for x in qd],
                                                    [float(x) for x in qdd])
         return np.array(tau, float)
+
+    def mass_matrix(self, q_full=None) -> np.ndarray:
+        """PyBullet's calculateMassMatrix of the robot at the movable joints' angles ``q_full`` (default: the
+        current ones): (6 + J)² for a floating base, in PyBullet's ordering (base DOFs first), J² for a fixed
+        one. Tests compare the friction law's articulated mass (lab.forces.friction) with it."""
+        c, b = self.client, self.robot
+        q = ([c.getJointState(b, j)[0] for j in self._joint_ids] if q_full is None else [float(x) for x in q_full])
+        return np.array(c.calculateMassMatrix(b, q), float)
 
     def link_jacobian(self, link: int, point_L, q) -> tuple[np.ndarray, np.ndarray]:
         """(J_v (3, J), J_ω (3, J)) of engine link ``link`` (0-based, the base excluded) at the point

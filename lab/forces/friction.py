@@ -183,3 +183,273 @@ def coulomb_implicit(R_WB, v_W, load, mass, mu_fwd, mu_bwd, mu_n, slip_tol, head
         F_W[i, 0] = f_t * c - f_n * s
         F_W[i, 1] = f_t * s + f_n * c
     return F_W
+
+
+@FRICTION.register("coulomb_velocity")
+@dataclass(frozen=True)
+class VelocityCoulomb(Validated):
+    """Coulomb friction with stiction, solved at the velocity level as a contact solver does it: stable
+    at any dt, without a regularisation.
+
+    Wang 2011, eq. 4 (the hard law f_i = [−μ_t N_i sgn(v_t), −μ_n N_i sgn(v_n)], forward / backward
+    tangential coefficients as :class:`AnisotropicCoulomb`, same frames and head rule): per step, the
+    friction impulses λ_i = f_i dt of every contacting link are the ones that stop the slip over the
+    step, each component clamped to its Coulomb bound, with the links coupled through the articulated
+    effective mass A = G M⁻¹ Gᵀ (M the floating-base mass matrix, G the links' ground-plane COM
+    Jacobians): the box-constrained problem
+
+        w = v_free + A λ,  −μ_fwd N dt ≤ λ_t ≤ μ_bwd N dt,  |λ_n| ≤ μ_n N dt,
+        λ strictly inside ⇒ w = 0 (stiction),  λ at a bound ⇒ w slips against it (Coulomb),
+
+    solved by projected Gauss–Seidel (:func:`coulomb_velocity`). v_free is the slip velocity the step
+    would end with without friction: the snapshot's, plus gravity's ground-plane component, plus the
+    joint torques the controller applies this step (``state.tau``, when the runner gives it). A block
+    then follows semi-implicit Euler's own discrete solution of the hard law: it stops after
+    h·Σ_k (v0 − k h μ g), holds on a slope below atan μ, slides at g(sin θ − μ cos θ) above it.
+
+    The force is not a function of the velocity alone: it is the step's impulse over dt, so the ledger's
+    trapezoidal work F·(v + v₊) dt/2 is the work it did over the step (for a lone body exactly the
+    kinetic energy it removed). Where the model has no tree (a joint outside the World's compiled
+    kinematics) each link's own mass stands in for A (a diagonal, weaker coupling; logged once)."""
+
+    mu_t: float = num(0.03, ge=0, le=5, doc="tangential Coulomb coefficient (both ways unless set below)")
+    mu_n: float = num(0.3, ge=0, le=5, doc="normal (lateral) Coulomb coefficient")
+    mu_forward: float | None = num(None, ge=0, le=5, doc="tangential, moving towards the head (default mu_t)")
+    mu_backward: float | None = num(None, ge=0, le=5, doc="tangential, moving towards the tail (default mu_t)")
+    normal_load: Literal["weight", "contact"] = choice(
+        "weight", doc="'weight': m g (the paper); 'contact': the engine's contact normal force")
+    head_exempt: bool = info(True, doc="no friction on the head module (the paper's head has no wheel)")
+    iterations: int = num(500, ge=1, le=100000, doc="projected Gauss–Seidel sweeps at most per step")
+    tolerance: float = num(1e-12, gt=0, le=1e-3, unit="m/s",
+                           doc="stop the sweeps when no slip velocity changes by more than this")
+
+    explicit = False  # stable at any dt: the loader's explicit-step bound does not apply
+
+    mu_fwd = AnisotropicCoulomb.mu_fwd
+    mu_bwd = AnisotropicCoulomb.mu_bwd
+    mu_max = AnisotropicCoulomb.mu_max
+    needs_contact_forces = AnisotropicCoulomb.needs_contact_forces
+
+    def __call__(self, state: RobotState, t: float) -> np.ndarray:
+        """Per-link forces F_W (N, 3) at the COMs: the step's friction impulses over dt."""
+        model = state.model
+        g_W = model.gravity_W if model.gravity_W is not None else np.array([0.0, 0.0, -model.gravity])
+        # 'weight': the weight's component along the ground normal ẑ (m g on flat ground, m g cos θ where a
+        # sloped arena turns gravity)
+        load = (state.fn if self.normal_load == "contact" and state.fn is not None
+                else model.mass * max(-float(g_W[2]), 0.0))
+        tau = getattr(state, "tau", None)
+        tau = _NO_TAU if tau is None else np.asarray(tau, float)
+        tree, frames = model.tree, model.frames
+        if tree is None:
+            tree, frames = _NO_TREE
+        return coulomb_velocity(state.p_W, state.R_WB, state.v_W, load, model.mass, model.I_diag, tree, frames,
+                                g_W, tau, float(self.mu_fwd), float(self.mu_bwd), float(self.mu_n),
+                                bool(self.head_exempt), float(model.dt), int(self.iterations), float(self.tolerance))
+
+
+_NO_TAU = np.zeros(0)
+_NO_TREE = (np.zeros((0, 3), np.int64), np.zeros((0, 18)))
+_REVOLUTE, _PRISMATIC = 0, 1  # PyBullet's joint type numbers, as lab.kernels.forward_kinematics reads them
+
+
+@compiled
+def articulated_jacobians(p_W, R_WB, tree, frames):
+    """(Jv (N, 3, n), Jw (N, 3, n)): each link COM's linear and angular velocity Jacobians in the
+    generalised velocities u = [v_base_W (3), ω_base_W (3), q̇ (J)], n = 6 + J, from the snapshot's
+    poses and the URDF tree (``tree``/``frames`` as :func:`lab.kernels.forward_kinematics` reads them).
+    Rigid-body kinematics: v_k = v_0 + ω_0 × (p_k − p_0) + Σ_{revolute j ≤ k} a_j × (p_k − pivot_j) q̇_j
+    (+ a_j q̇_j, prismatic), ω_k = ω_0 + Σ_{revolute j ≤ k} a_j q̇_j, a_j = R_j axis_L, pivot_j = p_j − R_j d_L."""
+    n_links = p_W.shape[0]
+    n_j = 0
+    for k in range(1, tree.shape[0]):  # row 0 is the base (no joint)
+        if tree[k, 2] + 1 > n_j:
+            n_j = tree[k, 2] + 1
+    nd = 6 + n_j
+    Jv = np.zeros((n_links, 3, nd))
+    Jw = np.zeros((n_links, 3, nd))
+    for k in range(n_links):
+        rx, ry, rz = p_W[k, 0] - p_W[0, 0], p_W[k, 1] - p_W[0, 1], p_W[k, 2] - p_W[0, 2]
+        for a in range(3):
+            Jv[k, a, a] = 1.0
+            Jw[k, a, 3 + a] = 1.0
+        # e_a × r
+        Jv[k, 1, 3] = -rz
+        Jv[k, 2, 3] = ry
+        Jv[k, 0, 4] = rz
+        Jv[k, 2, 4] = -rx
+        Jv[k, 0, 5] = -ry
+        Jv[k, 1, 5] = rx
+        m = k
+        while m > 0:
+            typ = tree[m, 1]
+            col = 6 + tree[m, 2]
+            if tree[m, 2] >= 0 and (typ == _REVOLUTE or typ == _PRISMATIC):
+                ax = R_WB[m, 0, 0] * frames[m, 0] + R_WB[m, 0, 1] * frames[m, 1] + R_WB[m, 0, 2] * frames[m, 2]
+                ay = R_WB[m, 1, 0] * frames[m, 0] + R_WB[m, 1, 1] * frames[m, 1] + R_WB[m, 1, 2] * frames[m, 2]
+                az = R_WB[m, 2, 0] * frames[m, 0] + R_WB[m, 2, 1] * frames[m, 1] + R_WB[m, 2, 2] * frames[m, 2]
+                if typ == _REVOLUTE:
+                    sx = p_W[k, 0] - (p_W[m, 0] - (R_WB[m, 0, 0] * frames[m, 6] + R_WB[m, 0, 1] * frames[m, 7]
+                                                   + R_WB[m, 0, 2] * frames[m, 8]))
+                    sy = p_W[k, 1] - (p_W[m, 1] - (R_WB[m, 1, 0] * frames[m, 6] + R_WB[m, 1, 1] * frames[m, 7]
+                                                   + R_WB[m, 1, 2] * frames[m, 8]))
+                    sz = p_W[k, 2] - (p_W[m, 2] - (R_WB[m, 2, 0] * frames[m, 6] + R_WB[m, 2, 1] * frames[m, 7]
+                                                   + R_WB[m, 2, 2] * frames[m, 8]))
+                    Jv[k, 0, col] = ay * sz - az * sy
+                    Jv[k, 1, col] = az * sx - ax * sz
+                    Jv[k, 2, col] = ax * sy - ay * sx
+                    Jw[k, 0, col] = ax
+                    Jw[k, 1, col] = ay
+                    Jw[k, 2, col] = az
+                else:
+                    Jv[k, 0, col] = ax
+                    Jv[k, 1, col] = ay
+                    Jv[k, 2, col] = az
+            m = tree[m, 0]
+    return Jv, Jw
+
+
+@compiled
+def articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag):
+    """M (n, n) = Σ_k m_k Jv_kᵀ Jv_k + Jw_kᵀ (R_k diag(I_k) R_kᵀ) Jw_k: the floating-base mass matrix in
+    :func:`articulated_jacobians`'s coordinates (the kinetic energy ½ uᵀ M u of Wang 2011, eqs. 8–10)."""
+    n_links, _, nd = Jv.shape
+    M = np.zeros((nd, nd))
+    IW = np.empty((3, 3))
+    for k in range(n_links):
+        for a in range(3):
+            for b in range(3):
+                IW[a, b] = (R_WB[k, a, 0] * I_diag[k, 0] * R_WB[k, b, 0] + R_WB[k, a, 1] * I_diag[k, 1] * R_WB[k, b, 1]
+                            + R_WB[k, a, 2] * I_diag[k, 2] * R_WB[k, b, 2])
+        for i in range(nd):
+            for j in range(i, nd):
+                s = mass[k] * (Jv[k, 0, i] * Jv[k, 0, j] + Jv[k, 1, i] * Jv[k, 1, j] + Jv[k, 2, i] * Jv[k, 2, j])
+                for a in range(3):
+                    if Jw[k, a, i] != 0.0:
+                        s += Jw[k, a, i] * (IW[a, 0] * Jw[k, 0, j] + IW[a, 1] * Jw[k, 1, j] + IW[a, 2] * Jw[k, 2, j])
+                M[i, j] += s
+    for i in range(nd):
+        for j in range(i):
+            M[i, j] = M[j, i]
+    return M
+
+
+@compiled
+def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau, mu_fwd, mu_bwd, mu_n, head_exempt,
+                     dt, iterations, tolerance):
+    """:class:`VelocityCoulomb`'s forces F_W (N, 3). Per contacting link i (load > 0; the head out when
+    ``head_exempt``), t_i the link's x axis projected on the ground plane, n_i = ẑ × t_i, as
+    :func:`coulomb`. Builds G (2c, n): rows t_iᵀ Jv_i, n_iᵀ Jv_i; A = G M⁻¹ Gᵀ by a Cholesky factor of M
+    (each link's 1/m_i where ``tree`` is empty); v_free = G u-space prediction: the slip of v_W + dt g_W
+    plus dt G M⁻¹ [0; τ]; then projected Gauss–Seidel on the box problem of :class:`VelocityCoulomb`
+    until no slip velocity w = v_free + A λ moves by more than ``tolerance`` in a sweep (or
+    ``iterations`` sweeps). Returns F_W = (λ_t t_i + λ_n n_i)/dt."""
+    n = v_W.shape[0]
+    F_W = np.zeros((n, 3))
+    last = n - 1 if head_exempt else n
+    idx = np.empty(n, np.int64)
+    c = 0
+    for i in range(last):
+        if load[i] > 0.0:
+            idx[c] = i
+            c += 1
+    if c == 0 or dt <= 0.0:
+        return F_W
+    r = 2 * c
+    T = np.zeros((c, 2))  # (cos, sin) of each contact's t
+    for k in range(c):
+        i = idx[k]
+        cx, sx = R_WB[i, 0, 0], R_WB[i, 1, 0]
+        inv = 1.0 / max(math.hypot(cx, sx), 1e-12)
+        T[k, 0] = cx * inv
+        T[k, 1] = sx * inv
+    A = np.zeros((r, r))
+    b = np.empty(r)
+    for k in range(c):
+        i = idx[k]
+        co, si = T[k, 0], T[k, 1]
+        vx = v_W[i, 0] + dt * g_W[0]
+        vy = v_W[i, 1] + dt * g_W[1]
+        b[2 * k] = vx * co + vy * si
+        b[2 * k + 1] = vy * co - vx * si
+    if tree.shape[0] == n and n > 0:
+        Jv, Jw = articulated_jacobians(p_W, R_WB, tree, frames)
+        M = articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag)
+        nd = M.shape[0]
+        L = np.linalg.cholesky(M)
+        G = np.zeros((nd, r))  # Gᵀ
+        for k in range(c):
+            i = idx[k]
+            co, si = T[k, 0], T[k, 1]
+            for d in range(nd):
+                G[d, 2 * k] = co * Jv[i, 0, d] + si * Jv[i, 1, d]
+                G[d, 2 * k + 1] = co * Jv[i, 1, d] - si * Jv[i, 0, d]
+        Y = _forward_solve(L, G)  # L⁻¹ Gᵀ: A = Yᵀ Y
+        for p in range(r):
+            for q in range(p, r):
+                s = 0.0
+                for d in range(nd):
+                    s += Y[d, p] * Y[d, q]
+                A[p, q] = s
+                A[q, p] = s
+        if tau.shape[0] > 0:  # the joint torques' share of the free slip: dt G M⁻¹ [0; τ]
+            Q = np.zeros((nd, 1))
+            for j in range(tau.shape[0]):
+                Q[6 + j, 0] = tau[j]
+            z = _forward_solve(L, Q)
+            for p in range(r):
+                s = 0.0
+                for d in range(nd):
+                    s += Y[d, p] * z[d, 0]
+                b[p] += dt * s
+    else:
+        for k in range(c):
+            A[2 * k, 2 * k] = A[2 * k + 1, 2 * k + 1] = 1.0 / mass[idx[k]]
+    lo = np.empty(r)
+    hi = np.empty(r)
+    for k in range(c):
+        N = load[idx[k]] * dt
+        lo[2 * k] = -mu_fwd * N
+        hi[2 * k] = mu_bwd * N
+        lo[2 * k + 1] = -mu_n * N
+        hi[2 * k + 1] = mu_n * N
+    lam = np.zeros(r)
+    w = b.copy()  # w = b + A λ, kept current
+    for _ in range(iterations):
+        moved = 0.0
+        for p in range(r):
+            if A[p, p] <= 0.0:
+                continue
+            new = lam[p] - w[p] / A[p, p]
+            new = min(max(new, lo[p]), hi[p])
+            d = new - lam[p]
+            if d != 0.0:
+                lam[p] = new
+                for q in range(r):
+                    w[q] += A[q, p] * d
+                dv = abs(d) * A[p, p]
+                if dv > moved:
+                    moved = dv
+        if moved <= tolerance:
+            break
+    for k in range(c):
+        i = idx[k]
+        co, si = T[k, 0], T[k, 1]
+        ft, fn = lam[2 * k] / dt, lam[2 * k + 1] / dt
+        F_W[i, 0] = ft * co - fn * si
+        F_W[i, 1] = ft * si + fn * co
+    return F_W
+
+
+@compiled
+def _forward_solve(L, B):
+    """L⁻¹ B for a lower-triangular L (forward substitution, column by column)."""
+    nd, m = B.shape
+    X = np.empty((nd, m))
+    for col in range(m):
+        for i in range(nd):
+            s = B[i, col]
+            for k in range(i):
+                s -= L[i, k] * X[k, col]
+            X[i, col] = s / L[i, i]
+    return X

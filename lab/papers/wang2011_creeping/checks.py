@@ -16,7 +16,7 @@ def energy_balance(overrides) -> dict[str, Figure]:
     m = r.metrics
     return {
         "residual_rel": Figure.at_most(
-            abs(m["energy.balance_residual_rel"]), tol("energy.balance_rel"),
+            abs(m["energy.balance_residual_rel"]), tol("energy.balance_rel_per_s") * sc.sim.dt,
             f"ΔE − ∫(P_in − P_d)dt = {m['energy.balance_residual_J']:.4g} J of ∫P_in = {m['energy.input_work_J']:.4g} J "
             f"over {m['sim_time_s']:g} s at dt = {sc.sim.dt} s"),
     }

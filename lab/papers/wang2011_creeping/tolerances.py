@@ -6,10 +6,11 @@ from __future__ import annotations
 from lab.core.tolerances import Tol
 
 TOL = {
-    # energy_balance: |ΔE − ∫(P_in − P_d)dt| / ∫|P_in|dt over the passive-creeping run.
-    "energy.balance_rel": Tol(
-        7.5e-4, "5× the measured 0.015 % (30 s at 1 ms; first order in dt: 0.047 %, 0.024 %, 0.012 % at 2, 1, "
-                "0.5 ms over 20 s, docs/checks.md), the integrator's error; Bullet's default damping 0.04 makes 3 %"),
+    # energy_balance: |ΔE − ∫(P_in − P_d)dt| / ∫|P_in|dt over the passive-creeping run, per second of step:
+    # the bar is this times dt (the residual is semi-implicit Euler's first-order error, not a missing channel).
+    "energy.balance_rel_per_s": Tol(
+        0.4, "2× the largest measured |residual|/dt, 0.20 s⁻¹ (30 s on the velocity-level Coulomb law: 1.7e-4, "
+             "3.5e-4, 9.0e-4, 2.0e-3 at 1, 2, 5, 10 ms, first order); Bullet's default damping 0.04 makes 3 %"),
     # tests/library/test_friction_implicit.py: the ledger of 2 s of passive creeping on the linearly implicit Coulomb law.
     "energy.implicit_balance_rel": Tol(
         0.01, "the issue's bar for the implicit law at the papers' step sizes; measured 1.4e-5, 2.0e-4 and 5.2e-3 at "
