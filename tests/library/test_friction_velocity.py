@@ -53,9 +53,10 @@ def test_slow_slip_is_stopped_in_one_step():
     axis on its own: the slow axis is stopped, the fast one slides at the bound)."""
     dt, m = 0.01, 0.5
     v = np.array([0.001, 0.002])  # μ_t g dt = 2.9e-3, μ_n g dt = 2.9e-2: both stick
-    np.testing.assert_allclose(lone(v, dt=dt)[:2], -m * v / dt, rtol=1e-12)
+    # the sweeps stop when no slip moves by more than the law's tolerance (1e-12 m/s): relative 1e-9 here
+    np.testing.assert_allclose(lone(v, dt=dt)[:2], -m * v / dt, rtol=1e-8)
     v = np.array([0.5, 0.002])  # along: slides; across: sticks
-    np.testing.assert_allclose(lone(v, dt=dt)[:2], [-0.03 * m * G, -m * 0.002 / dt], rtol=1e-12)
+    np.testing.assert_allclose(lone(v, dt=dt)[:2], [-0.03 * m * G, -m * 0.002 / dt], rtol=1e-8)
     assert np.all(lone(np.zeros(2)) == 0.0), "no slip, no force on flat ground"
 
 
@@ -94,6 +95,7 @@ def snake_world():
     sim.close()
 
 
+@pytest.mark.slow
 def test_articulated_mass_is_the_engines(snake_world):
     """The law's kinematics and mass matrix against the engine: J u is every link's COM velocity, ½ uᵀMu
     the kinetic energy, and the contact-space inverse inertia A = G M⁻¹ Gᵀ (coordinate-free) equals the
@@ -118,6 +120,7 @@ def test_articulated_mass_is_the_engines(snake_world):
     assert np.abs(Ae - Am).max() <= 1e-10 * np.abs(Am).max()
 
 
+@pytest.mark.slow
 def test_solution_is_coulomb_with_stiction_on_the_articulated_chain(snake_world):
     """On the moving snake: every contact component either sticks (post-step slip w = 0, force inside its
     bound) or slides against its bound (w ≠ 0, the force at −sgn(w) μ N): the box problem's optimality,
