@@ -205,12 +205,13 @@ fault(Fault(
     "dt_x4",
     "the time step four times the scenario's (first-order errors ×4)",
     "a user coarsening sim.dt to run faster",
-    ("friction_block", "energy_balance", "hydro_decay", "eel_engine"),
+    ("friction_block", "energy_balance", "hydro_decay", "eel_engine", "step_convergence"),
     "×4 leaves the explicit friction's stability bound 2·v_s/(μ g) (turning_law, the unified checks) or the "
     "stable range measured for the servo (pfl_engine at 20 ms, step_climb's belt); model-only checks run no "
     "engine",
     overrides={"friction_block": ("sim.dt=0.004",), "energy_balance": ("sim.dt=0.004",),
-               "hydro_decay": ("sim.dt=0.008",), "eel_engine": ("sim.dt=0.008",)}))
+               "hydro_decay": ("sim.dt=0.008",), "eel_engine": ("sim.dt=0.008",),
+               "step_convergence": ("sim.dt=0.008",)}))
 
 fault(Fault(
     "friction_axes_swapped",

@@ -21,7 +21,7 @@ BUILTINS: dict[str, tuple[str, ...]] = {
     "force law": ("lab.forces.tether", "lab.forces.hydrodynamics", "lab.forces.cleats"),
     "arena": ("lab.arenas.ground", "lab.arenas.step"),
     "trial": ("lab.trials.drag_course", "lab.trials.welded_tail"),
-    "check": ("lab.checks.friction_block", "lab.checks.belt_speed"),
+    "check": ("lab.checks.friction_block", "lab.checks.step_convergence", "lab.checks.belt_speed"),
     "analysis": (),
     "fault": ("lab.checks.faults",),
     "report section": (),

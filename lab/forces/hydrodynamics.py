@@ -92,6 +92,9 @@ class Hydrodynamics(HydroCoefficients):
     added_mass: Literal["folded", "lagged", "none"] = choice(
         "folded", doc="'folded': the robot's links carry u_n and λ1; 'lagged': explicit forces; 'none'")
     buoyancy: bool = info(True, doc="balance each link's weight")
+    scheme: Literal["explicit", "implicit"] = choice(
+        "explicit", doc="'explicit': drag and fluid torque at the step's velocity; 'implicit': linearised "
+                        "one step ahead with each link's own effective mass (hydro_implicit)")
 
     needs_contact_forces = False
 
@@ -145,8 +148,27 @@ class Hydrodynamics(HydroCoefficients):
         mode = args[5]
         a_W = state.a_W if mode else _ZERO3
         dw_W = state.dw_W if mode == 2 else _ZERO3
-        F, T = hydro_loops(state.R_WB, state.v_W, state.w_W, a_W, dw_W, state.model.mass * state.model.gravity, *args)
+        model = state.model
+        weight = model.mass * model.gravity
+        if self.scheme == "explicit":
+            F, T = hydro_loops(state.R_WB, state.v_W, state.w_W, a_W, dw_W, weight, *args)
+        else:
+            m_t, m_n, J_z = self._effective(model)
+            F, T = hydro_implicit(state.R_WB, state.v_W, state.w_W, a_W, dw_W, weight, *args, float(model.dt),
+                                  m_t, m_n, J_z)
         return Wrench(F, T)
+
+    def _effective(self, model) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each link's own effective mass along (m_t) and across (m_n) and yaw inertia (J_z) as the water
+        sees it: the engine's link mass and yaw inertia, which carry u_n and λ1 when they are folded (the
+        lagged tangential correction then takes u_n off along the link); with the textbook 'lagged' forms
+        the engine's are dry and u_n, λ1 are added."""
+        m, J = model.mass, model.I_diag[:, 2]
+        if self.added_mass == "folded":
+            return m - self.u_n, m, J
+        if self.added_mass == "lagged":
+            return m, m + self.u_n, J + self.lambda1
+        return m, m, J
 
 
 _MODES = {"none": 0, "folded": 1, "lagged": 2}
@@ -159,7 +181,26 @@ def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode
     """The law of :class:`Hydrodynamics` (Zhang 2018, eqs. 22, 24, 27 and buoyancy, as in the module doc)
     in one compiled loop over the links (its numpy oracle, term by term: tests/oracles/hydrodynamics.py).
     ``mode``: 0 no added mass, 1 folded (the tangential correction +u_n t(t·a)), 2 lagged (−u_n n(n·a)
-    and −λ1 ω̇_z). Returns (F_W, T_W)."""
+    and −λ1 ω̇_z). Returns (F_W, T_W). It is :func:`hydro_implicit` at dt = 0 (the drag and the fluid
+    torque explicit: every denominator exactly 1); ``weight`` stands in for the masses it does not read."""
+    return hydro_implicit(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode, cx, cy, buoyancy,
+                          lam1, lam2, lam3, 0.0, weight, weight, weight)
+
+
+@compiled
+def hydro_implicit(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode, cx, cy, buoyancy,
+                   lam1, lam2, lam3, dt, m_t, m_n, J_z):
+    """:func:`hydro_loops`'s law with the drag (eq. 22) and the fluid torque (eq. 27) taken linearly
+    implicitly: each component at the velocity predicted one step ahead from that term alone, to first
+    order (one Newton step about the current velocity, each link's own effective mass m_t along,
+    m_n across and about z J_z; joint forces left out of the prediction, as the friction's
+    ``coulomb_implicit``):
+
+        f⁺ = f(v) + f′(v)(v⁺ − v),  v⁺ − v = dt f⁺/m   ⇒   f⁺ = f(v) / (1 + dt (c + 2 c₂|v|)/m),
+
+    with f(v) = −(c + c₂|v|) v. For linear drag alone this is backward Euler (v⁺ = v/(1 + dt c/m):
+    stable and monotone at any dt, where the explicit term needs dt < 2m/c); the added mass, buoyancy and
+    current terms are unchanged."""
     N = v_W.shape[0]
     F = np.zeros((N, 3))
     T = np.zeros((N, 3))
@@ -174,6 +215,12 @@ def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode
         fn = -(c_n + cn2 * abs(vn)) * vn
         fb = -(c_n + cn2 * abs(vb)) * vb
         wz = w_W[i, 2]
+        tz = -(lam2 + lam3 * abs(wz)) * wz
+        if dt > 0.0:  # dt = 0: the explicit law (hydro_loops), bit for bit
+            ft /= 1.0 + dt * (c_t + 2.0 * ct2 * abs(vt)) / m_t[i]
+            fn /= 1.0 + dt * (c_n + 2.0 * cn2 * abs(vn)) / m_n[i]
+            fb /= 1.0 + dt * (c_n + 2.0 * cn2 * abs(vb)) / m_n[i]
+            tz /= 1.0 + dt * (lam2 + 2.0 * lam3 * abs(wz)) / J_z[i]
         if mode == 1:
             ft += u_n * (a_W[i, 0] * R_WB[i, 0, 0] + a_W[i, 1] * R_WB[i, 1, 0] + a_W[i, 2] * R_WB[i, 2, 0])
         elif mode == 2:
@@ -184,10 +231,10 @@ def hydro_loops(R_WB, v_W, w_W, a_W, dw_W, weight, c_t, c_n, ct2, cn2, u_n, mode
             F[i, a] = ft * R_WB[i, a, 0] + fn * R_WB[i, a, 1] + fb * R_WB[i, a, 2]
         if buoyancy:
             F[i, 2] += weight[i]
-        T[i, 2] = -(lam2 + lam3 * abs(wz)) * wz
+        T[i, 2] = tz
         if mode == 2:
             T[i, 2] -= lam1 * dw_W[i, 2]
     return F, T
 
 
-__all__ = ["HydroCoefficients", "Hydrodynamics", "hydro_loops"]
+__all__ = ["HydroCoefficients", "Hydrodynamics", "hydro_implicit", "hydro_loops"]

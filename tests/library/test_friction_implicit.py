@@ -22,7 +22,7 @@ DTS = (0.001, 0.005, 0.01)
 def test_sliding_module_stops_at_the_closed_form(dt, axis):
     """Distance within the regularisation's and the integrator's stated errors of v0²/(2μg): the
     closed-form bar plus the first-order bound h·μ·g/v0 of semi-implicit Euler, times its factor."""
-    sc = scn.load("snake_passive_creeping", [])
+    sc = scn.load("snake_passive_creeping", ["friction.type=coulomb"])  # the regularised law (slip_tol 0.01)
     coulomb_law = replace(sc.friction, head_exempt=False)
     law = LinearlyImplicitCoulomb(**{f.name: getattr(coulomb_law, f.name) for f in fields(coulomb_law)})
     g, v0 = sc.sim.gravity, 0.5
@@ -37,7 +37,7 @@ def test_sliding_module_stops_at_the_closed_form(dt, axis):
 def test_explicit_law_chatters_where_the_implicit_one_stops():
     """At 10 ms across the axis (beyond the explicit bound) the explicit law's slip velocity flips sign
     step after step instead of settling: what the implicit form removes."""
-    sc = scn.load("snake_passive_creeping", [])
+    sc = scn.load("snake_passive_creeping", ["friction.type=coulomb"])  # the regularised law (slip_tol 0.01)
     law = replace(sc.friction, head_exempt=False)
     N, m, vs, mu, dt = np.array([0.5 * 9.81]), np.array([0.5]), law.slip_tol, law.mu_n, 0.01
     R = np.eye(3)[None]

@@ -29,7 +29,7 @@ from lab.core.tolerances import tol
 
 def _slide_errors(dt: float, along: bool) -> tuple[float, float, float]:
     """(max |s − s_hard| / stop distance over the slide, |t90 − t90_hard| in steps, h μ g / v0)."""
-    sc = scn.load("snake_passive_creeping", [f"sim.dt={dt}"])
+    sc = scn.load("snake_passive_creeping", [f"sim.dt={dt}", "friction.type=coulomb"])  # the regularised law
     law = replace(sc.friction, head_exempt=False)
     g, v0 = sc.sim.gravity, 0.5
     mu = law.mu_fwd if along else law.mu_n
