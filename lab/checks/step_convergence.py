@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import math
 
-from .. import scenario as scn
-from ..runner import run_scenario
-from ..tolerances import tol
-from . import Figure, check
+from lab.checks import Figure, check
+from lab.core import scenario as scn
+from lab.core.runner import run_scenario
+from lab.core.tolerances import tol
 
 SCENARIO = "eel_forward_turn"
 DURATION_S = 2.0  # the regression suite's duration; the gait's first period

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 from conftest import make_state
-from lab import scenario as scn
+from lab.core import scenario as scn
 from lab.checks.friction_block import block_urdf, discrete_stop_distance, slide
 from lab.forces.friction import VelocityCoulomb, articulated_jacobians, articulated_mass_matrix
-from lab.tolerances import tol
-from lab.world import World
+from lab.core.tolerances import tol
+from lab.core.world import World
 
 G = 9.81
 LAW = VelocityCoulomb(mu_t=0.03, mu_n=0.3, head_exempt=False)
@@ -81,7 +81,7 @@ def test_loader_takes_any_step():
 @pytest.fixture(scope="module")
 def snake_world():
     """The flagship's snake at a random pose and velocity (joints, base spin)."""
-    from lab.runner import Simulation
+    from lab.core.runner import Simulation
 
     sim = Simulation(scn.load("snake_passive_creeping", []))
     w = sim.world
@@ -230,7 +230,7 @@ def test_stiction_holds_below_atan_mu_and_slides_above(dt):
 def test_ledger_books_the_work_the_force_did(dt):
     """The recorder's friction channel on the block: Σ F·(v + v₊)/2 dt over the slide is −½ m v0², the
     kinetic energy the friction removed (the force is the step's impulse over dt)."""
-    from lab.kernels import power2
+    from lab.core.kernels import power2
 
     world = World(dt=dt, gravity=G)
     try:
@@ -255,7 +255,7 @@ def test_ledger_books_the_work_the_force_did(dt):
 def test_flagship_at_ten_ms_is_deterministic_and_its_ledger_closes():
     """Two runs of 3 s of the flagship at 10 ms give identical series; the ledger's residual is within
     the first-order bar energy_balance uses."""
-    from lab.runner import run_scenario
+    from lab.core.runner import run_scenario
 
     sc = scn.load("snake_passive_creeping", ["sim.dt=0.01", "sim.duration=3"])
     a, b = run_scenario(sc), run_scenario(sc)
