@@ -393,7 +393,7 @@ class World:
         """The engine's gravity vector (a sloped arena turns it instead of the ground)."""
         self.client.setGravity(*[float(g) for g in g_W])
         self.gravity_W = np.array([float(g) for g in g_W])
-        if self.model is not None:  # the laws read it from the model (lab.forces.friction.VelocityCoulomb)
+        if getattr(self, "model", None) is not None:  # the laws read it from the model (VelocityCoulomb); none yet while the arena builds
             self.model = replace(self.model, gravity_W=self.gravity_W.copy())
 
     def set_dynamics(self, body: int, link: int = -1, **kw) -> None:
