@@ -210,18 +210,19 @@ class VelocityCoulomb(Validated):
     The force is not a function of the velocity alone: it is the step's impulse over dt, so the ledger's
     trapezoidal work F·(v + v₊) dt/2 is the work it did over the step (for a lone body exactly the
     kinetic energy it removed). Where the model has no tree (a joint outside the World's compiled
-    kinematics) each link's own mass stands in for A (a diagonal, weaker coupling; logged once)."""
+    kinematics) each link's own mass stands in for A (a diagonal, weaker coupling: exact for a lone body)."""
 
     mu_t: float = num(0.03, ge=0, le=5, doc="tangential Coulomb coefficient (both ways unless set below)")
     mu_n: float = num(0.3, ge=0, le=5, doc="normal (lateral) Coulomb coefficient")
     mu_forward: float | None = num(None, ge=0, le=5, doc="tangential, moving towards the head (default mu_t)")
     mu_backward: float | None = num(None, ge=0, le=5, doc="tangential, moving towards the tail (default mu_t)")
     normal_load: Literal["weight", "contact"] = choice(
-        "weight", doc="'weight': m g (the paper); 'contact': the engine's contact normal force")
+        "weight", doc="'weight': the weight's component normal to the ground, m g on flat ground (the paper); "
+                      "'contact': the engine's contact normal force")
     head_exempt: bool = info(True, doc="no friction on the head module (the paper's head has no wheel)")
     iterations: int = num(2000, ge=1, le=100000, doc="projected Gauss–Seidel sweeps at most per step")
     tolerance: float = num(1e-12, gt=0, le=1e-3, unit="m/s",
-                           doc="stop the sweeps when no slip velocity changes by more than this")
+                           doc="stop the sweeps when no slip velocity moves by more than this in a sweep")
 
     explicit = False  # stable at any dt: the loader's explicit-step bound does not apply
 
