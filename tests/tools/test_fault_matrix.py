@@ -54,7 +54,7 @@ def test_the_same_checks_pass_without_a_fault(name):
 
 
 def test_patches_are_restored():
-    coulomb, hydro = FRICTION["coulomb"], FORCES["hydrodynamics"]
+    coulomb, hydro, velocity = FRICTION["coulomb"], FORCES["hydrodynamics"], FRICTION["coulomb_velocity"]
     for name in ("stale_link_frames", "default_link_damping", "inertia_from_collision", "friction_axes_swapped",
                  "friction_one_link_sign", "fluid_torque_dropped"):
         f = FAULTS[name]
@@ -64,6 +64,18 @@ def test_patches_are_restored():
             assert changed, f"{name} changed nothing"
         assert World.options == EngineOptions()
         assert FRICTION["coulomb"] is coulomb and FORCES["hydrodynamics"] is hydro
+        assert FRICTION["coulomb_velocity"] is velocity
+
+
+def test_friction_mutants_replace_both_coulomb_laws():
+    """The friction faults mutate the regularised and the velocity-level law alike (the flagship runs the
+    latter, the unified scenarios the former), and both come back."""
+    before = {k: FRICTION[k] for k in ("coulomb", "coulomb_velocity")}
+    for name in ("friction_axes_swapped", "friction_one_link_sign"):
+        with FAULTS[name].patch():
+            for k, cls in before.items():
+                assert FRICTION[k] is not cls and issubclass(FRICTION[k], cls), (name, k)
+        assert {k: FRICTION[k] for k in before} == before
 
 
 def test_declarations_name_real_checks_and_cover_every_check():
