@@ -83,6 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", default=None, metavar="PNG",
                    help="save a PNG of the last instant with the overlays (the window's view with --gui, else the video camera)")
     p.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    p.add_argument("--html", default=None, metavar="FILE", help="also write the run's replay page (as `lab replay`)")
 
     p = sub.add_parser("check", help="engine vs analytic cross-checks")
     p.add_argument("names", nargs="*", help="checks to run (default: all)")
@@ -113,7 +114,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.core.schema"),
-                  ("regress", "lab.regress.cli"))
+                  ("regress", "lab.regress.cli"), ("replay", "lab.replay.cli"))
 
 
 def _extra_commands():
@@ -159,9 +160,11 @@ def cmd_run(args) -> int:
     if args.video and Path(args.video).suffix.lower() not in (".mp4", ".gif"):
         raise LabError("--video", f"must end in .mp4 or .gif, got {args.video}")
     # Every place the run will write is checked before the simulation starts.
+    if args.html and sc.replay_config.rate_hz <= 0:
+        raise LabError("--html", "needs replay.rate_hz > 0 (with 0 the run stores no link poses to replay)")
     out = args.out or unique_default(Path("runs") / f"{sc.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "run", overwrite=args.overwrite)
-    for flag, path in (("--video", args.video), ("--screenshot", args.screenshot)):
+    for flag, path in (("--video", args.video), ("--screenshot", args.screenshot), ("--html", args.html)):
         if path:
             check_file(path, flag, overwrite=args.overwrite)
     from lab.core.progress import enabled
@@ -171,6 +174,10 @@ def cmd_run(args) -> int:
     write_run(output, result, plots=not args.no_plots,
               provenance=collect(args.command, started, time.perf_counter() - t0))
     print(summary(result, out))
+    if args.html:
+        from lab.replay.page import write_page
+
+        print(f"  replay page: {write_page(out, args.html, overwrite=args.overwrite)}")
     video_error = result.extras.get("video_error") if isinstance(result.extras, dict) else None
     if video_error:  # the run's results are written; the video alone was lost (and nothing half-written published)
         raise LabError(f"--video {args.video}", f"not written: {video_error}; the run's results are in {out}/")

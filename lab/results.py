@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from lab.core import writes
-from lab.core.outputs import Output, prepare
+from lab.core.outputs import KINDS, Output, prepare
 from lab.core.recorder import balance_residual, work_channels
 
 
@@ -110,6 +110,11 @@ def write_run(out, result, plots: bool = True, overwrite: bool = False, provenan
         (tmp / "metrics.json").write_text(
             json.dumps(metrics, indent=2, sort_keys=True, default=_json_default, allow_nan=False) + "\n")
         (tmp / "provenance.json").write_text(json.dumps(prov, indent=2, default=_json_default) + "\n")
+        files = result.extras.get("files", {}) if isinstance(result.extras, dict) else {}
+        for name, data in files.items():  # the observers' files (lab.replay.capture: replay.npz)
+            if name not in KINDS["run"]:
+                raise ValueError(f"an observer's file {name!r} is not one a run folder may hold ({KINDS['run']})")
+            (tmp / name).write_bytes(data)
         if plots and len(result.series["t"]) > 1:
             from lab.analysis.plots import run_plots
 

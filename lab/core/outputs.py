@@ -45,13 +45,14 @@ log = logging.getLogger(__name__)
 # What each kind of output may write at its top level: a file here that the marker does not list is
 # never replaced (the run's names are lab.analysis.plots.run_plots' and lab.results.write_run's).
 KINDS: dict[str, tuple[str, ...]] = {
-    "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", *PLOT_FILES),
+    "run": ("scenario.toml", "timeseries.csv", "metrics.json", "provenance.json", "replay.npz", *PLOT_FILES),
     "check": ("checks.json", "provenance.json"),
     "sweep": ("sweep.toml", "runs.json", "events.log", "results.csv", "results.parquet", "rows", "runs",
               "provenance.json"),
     "report": ("report.md", "report.html", "figures", "runs", "provenance.json"),
     "regress": ("baseline.json", "provenance.json"),
-    "docs": ("index.md", "figures"),  # lab report --docs: plus one <section>.md per paper
+    "docs": ("index.md", "figures", "replays"),  # lab report --docs: plus one <section>.md per paper
+    "replay": ("index.html", "runs"),  # lab replay SWEEP --html DIR: the index and one page per run
 }
 FOREIGN = "exists and holds files the lab did not write; choose another folder or remove it"
 PARTIAL_PREFIX = ".lab-partial-"  # before the write protocol (lab.core.writes): such folders had no pid in their name

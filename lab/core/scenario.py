@@ -20,7 +20,7 @@ from typing import Any, Literal
 import tomli_w
 
 from lab.core.errors import LabError
-from lab.core.fields import NUMBERS, Decl, Validated, declarations, num, vector
+from lab.core.fields import NUMBERS, Decl, Validated, declarations, info, num, vector
 from lab.core.resources import scenario_dir
 from lab.core.registry import registry
 
@@ -55,6 +55,17 @@ class SimConfig(Validated):
 
 
 @dataclass(frozen=True)
+class ReplayConfig(Validated):
+    """What the run stores for ``lab replay`` (replay.npz, lab.replay.capture). Presentation only: the
+    physics and every metric are the same at any setting. A scenario without a ``[replay]`` table
+    gets these defaults (and its resolved scenario.toml stays as it was)."""
+
+    rate_hz: float = num(25.0, ge=0, le=1000, unit="Hz",
+                         doc="link poses stored per simulated second (0: none, and no replay page)")
+    forces: bool = info(True, doc="also store each force law's per-link force at those frames (the arrows)")
+
+
+@dataclass(frozen=True)
 class InitConfig(Validated):
     """Initial pose: tail at ``position``, body along ``heading_deg``, joints straight plus seeded
     uniform noise of ±``joint_noise`` rad (the drag trial's 'perturbed initial shape')."""
@@ -84,6 +95,11 @@ class Scenario:
     trial: Any = None  # the trial's parameters (and hooks), from the [trial] table
     analyses: tuple[str, ...] = ()  # optional analyses the run adds to its metrics (lab.analysis.registry)
     plugins: tuple[str, ...] = ()  # user plugins the file loads (absolute paths or module names; lab.core.user_plugins)
+    replay: ReplayConfig | None = None  # the [replay] table; None: ReplayConfig()'s defaults
+
+    @property
+    def replay_config(self) -> ReplayConfig:
+        return self.replay if self.replay is not None else ReplayConfig()
 
     def to_dict(self) -> dict:
         def plain(obj):
@@ -116,6 +132,8 @@ class Scenario:
             d["plugins"] = list(self.plugins)
         if self.forces:
             d["forces"] = {name: {"type": kind, **plain(params)} for name, kind, params in self.forces}
+        if self.replay is not None:
+            d["replay"] = plain(self.replay)
         return d
 
     def to_toml(self) -> str:
@@ -220,7 +238,7 @@ def _typed_section(data: dict, key: str, registry: dict, default_type: str | Non
 
 
 TOP_KEYS = ("name", "description", "seed", "sim", "init", "arena", "robot", "friction", "controller", "forces",
-            "trial", "analyses", "plugins")
+            "trial", "analyses", "plugins", "replay")
 # Keys that moved: an old scenario file gets one error saying what to write instead.
 MOVED = {
     "payload": '[payload] moved into [trial] (type = "drag_course"): write payload_mass, payload_size, '
@@ -264,6 +282,7 @@ def from_dict(data: dict, where: str = "scenario", base: str | Path | None = Non
     if len(set(analyses)) != len(analyses):
         raise LabError(f"{where}:analyses", f"names an analysis twice: {analyses}")
     sim = build(SimConfig, data.get("sim", {}), f"{where}:sim")
+    replay = build(ReplayConfig, data["replay"], f"{where}:replay") if "replay" in data else None
     init = build(InitConfig, data.get("init", {}), f"{where}:init")
     robot_type, robot = _typed_section(data, "robot", {k: (v,) for k, v in ROBOTS.items()}, None, where)
     friction_type, friction = _typed_section(data, "friction", FRICTION, "coulomb", where)
@@ -316,7 +335,8 @@ def from_dict(data: dict, where: str = "scenario", base: str | Path | None = Non
     return Scenario(name=name, description=desc, seed=seed, sim=sim, init=init, robot_type=robot_type, robot=robot,
                     friction_type=friction_type, friction=friction, controller_type=controller_type,
                     controller=controller, arena_type=arena_type, arena=arena, forces=tuple(forces),
-                    trial_type=trial_type, trial=trial, analyses=tuple(analyses), plugins=plugins)
+                    trial_type=trial_type, trial=trial, analyses=tuple(analyses), plugins=plugins,
+                    replay=replay)
 
 
 # The recorder holds every sample in memory before timeseries.csv is written (lab.core.recorder.Recorder):

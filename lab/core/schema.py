@@ -34,9 +34,9 @@ def typed_sections() -> dict[str, tuple[dict[str, type], str | None]]:
 
 
 def _plain_sections():
-    from lab.core.scenario import InitConfig, SimConfig
+    from lab.core.scenario import InitConfig, ReplayConfig, SimConfig
 
-    return {"sim": SimConfig, "init": InitConfig}
+    return {"sim": SimConfig, "init": InitConfig, "replay": ReplayConfig}
 
 
 def _summary(cls) -> str:
@@ -104,6 +104,7 @@ def scenario_schema() -> dict:
         "plugins": {"description": "user plugins to load first: .py files relative to this file, or module names "
                                    "(lab.core.user_plugins)", "type": "array", "items": {"type": "string"},
                     "default": []},
+        "replay": {"$ref": "#/$defs/replay"},
     }
     assert tuple(sorted(props)) == tuple(sorted(TOP_KEYS)), "the schema's sections must be the loader's"
     return {
@@ -197,7 +198,7 @@ def show_text(sc) -> str:
         ("analyses", "*" if sc.analyses else "", _value(list(sc.analyses)), "[]", "", "names in lab.analysis.registry",
          "optional analyses added to the metrics"),
     ])]
-    sections += [("sim", None, _rows(sc.sim)), ("init", None, _rows(sc.init)),
+    sections += [("sim", None, _rows(sc.sim)), ("init", None, _rows(sc.init)), ("replay", None, _rows(sc.replay_config)),
                  ("arena", sc.arena_type, _rows(sc.arena) if sc.arena is not None else []),
                  ("robot", sc.robot_type, _rows(sc.robot)), ("friction", sc.friction_type, _rows(sc.friction)),
                  ("controller", sc.controller_type, _rows(sc.controller))]

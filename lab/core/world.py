@@ -615,6 +615,38 @@ class World:
         if state.kinetic_energy > max_kinetic_energy:
             raise Diverged(state.t, f"runaway kinetic energy {state.kinetic_energy:.3g} J > {max_kinetic_energy} J")
 
+    GEOM_NAMES = {pb.GEOM_SPHERE: "sphere", pb.GEOM_BOX: "box", pb.GEOM_CYLINDER: "cylinder", pb.GEOM_MESH: "mesh",
+                  pb.GEOM_PLANE: "plane", pb.GEOM_CAPSULE: "capsule"}
+
+    def visual_scene(self) -> list[dict]:
+        """Every body's visual shapes as the engine holds them (for :mod:`lab.replay`): one dict per
+        body, ``kind`` "robot" (its shapes follow RobotState.p_W/quat_W by ``link``, 0 = the base),
+        "extra" (a body of :attr:`bodies`, following RobotState.extra[name]) or "static" (placed once at
+        ``pose``). Each shape's ``pos``/``quat`` is its visual frame in the **COM frame** of its link
+        (getVisualShapeData gives it in the URDF link frame; the inverse of the link's inertial frame
+        composes it onto the COM pose the snapshot reads). ``dims``: PyBullet's (box: full extents;
+        cylinder/capsule: length, radius; sphere: radius; mesh: scale, with ``file``)."""
+        c = self.client
+        owner = {self.robot: ("robot", "robot")} if self.robot is not None else {}
+        owner.update({bid: ("extra", name) for name, (bid, _) in self.bodies.items()})
+        out = []
+        for i in range(c.getNumBodies()):
+            b = c.getBodyUniqueId(i)
+            kind, name = owner.get(b, ("static", f"body{b}"))
+            shapes = []
+            for v in c.getVisualShapeData(b):
+                link = int(v[1])
+                ipos, iorn = c.getDynamicsInfo(b, link)[3:5]
+                pos, orn = c.multiplyTransforms(*c.invertTransform(ipos, iorn), v[5], v[6])
+                fname = v[4].decode(errors="replace") if isinstance(v[4], bytes) else str(v[4])
+                shapes.append({"link": link + 1, "geom": self.GEOM_NAMES.get(int(v[2]), str(v[2])),
+                               "dims": [float(d) for d in v[3]], "file": fname, "pos": [float(x) for x in pos],
+                               "quat": [float(x) for x in orn], "rgba": [float(x) for x in v[7]]})
+            pos, orn = c.getBasePositionAndOrientation(b)
+            out.append({"kind": kind, "name": name, "shapes": shapes,
+                        "pose": [[float(x) for x in pos], [float(x) for x in orn]]})
+        return out
+
     EngineError = pb.error  # what an engine call raises once the client is gone (a closed GUI window)
 
     def close(self) -> None:

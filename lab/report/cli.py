@@ -59,7 +59,7 @@ def cmd_report(args) -> int:
         from lab.report import docs
 
         meta = {"quick": args.quick, "workers": workers, "generated": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                "notes_dir": str(Path(args.docs).parent / docs.NOTES_DIR)}
+                "notes_dir": str(Path(args.docs).parent / docs.NOTES_DIR), "runs_dir": str(Path(out) / "runs")}
         docs.write(docs_output, outcomes, meta)
         print(f"paper pages in {args.docs}/")
     return 1 if any(oc.error for oc in outcomes) else 0

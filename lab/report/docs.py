@@ -23,12 +23,60 @@ from lab.report.types import SectionOutcome
 
 NOTES_DIR = "paper-notes"  # beside DIR: hand-written notes on full runs, <section>.md
 
+# Each paper page embeds the replay (lab.replay) of its headline run, taken from the report's runs/:
+# the first of these run names the report wrote (a full build's, then a --quick build's). The unified
+# dynamics' engine runs start on the gait outside the run loop (lab.papers.wang2011_unified.report), so
+# that page has none.
+HEADLINE_RUNS: dict[str, tuple[str, ...]] = {
+    "wang2011_creeping": ("wang2011_creeping_E1_mun0.3_mut0.03",),
+    "hu2013_tracked": ("hu2013_tracked_h0.15_w0.5_la0.30", "hu2013_tracked_h0.05_w0.5_la0.30"),
+    "guo2015_wheeled": ("guo2015_wheeled_snake_head_tracking", "guo2015_wheeled_snake_head_tracking_quick"),
+    "zhang2018_eel": ("zhang2018_eel_eel_forward_turn", "zhang2018_eel_eel_forward_turn_quick"),
+}
+REPLAY_LIB = "replay-lib.js"  # the vendored libraries, shared by the pages under replays/ (lab.replay.page)
+# A committed replay page keeps at most this many frames and chart samples: ~0.3 MB for the 30 s
+# flagship (the self-contained page of `lab replay` keeps all: 1.5 MB); tests/tools/test_replay.py
+# holds every page under docs/papers/replays/ to REPLAY_PAGE_BUDGET.
+REPLAY_MAX_FRAMES = 400
+REPLAY_MAX_POINTS = 800
+REPLAY_PAGE_BUDGET = 600 * 1024
+
+
+def replay_block(key: str, run_name: str, sim_s: float | None = None) -> list[str]:
+    """The page's lines that embed ``replays/<key>.html`` (an iframe: the page keeps its own scripts)."""
+    length = f", {sim_s:g} s simulated" if sim_s is not None else ""
+    return ["## Replay", "",
+            f"The section's headline run (`{run_name}`{length}), replayed from its recorded poses by "
+            "[`lab replay`](../replay.md): drag to orbit, click a chart to seek, toggle the force arrows. "
+            f"[Open it on its own page](replays/{key}.html).", "",
+            f'<iframe src="../replays/{key}.html" title="replay of {run_name}" loading="lazy" '
+            'style="width:100%;height:640px;border:1px solid #ccc"></iframe>', ""]
+
+
+def run_seconds(run: Path) -> float | None:
+    import json
+
+    try:
+        return float(json.loads((run / "metrics.json").read_text(encoding="utf-8"))["sim_time_s"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def headline_run(key: str, runs_dir: Path | None) -> Path | None:
+    """The report's run folder of section ``key``'s headline run, if it holds a replay."""
+    if runs_dir is None:
+        return None
+    for name in HEADLINE_RUNS.get(key, ()):
+        if (runs_dir / name / "replay.npz").is_file():
+            return runs_dir / name
+    return None
+
 
 def page_name(key: str) -> str:
     return f"{key}.md"
 
 
-def _page(key: str, oc: SectionOutcome, meta: dict, notes_dir: Path | None) -> str:
+def _page(key: str, oc: SectionOutcome, meta: dict, notes_dir: Path | None, replay: Path | None = None) -> str:
     paper = _papers().get(key)
     title = f"{paper.short}: {oc.section.title}" if paper else oc.section.title
     notes = notes_dir / f"{key}.md" if notes_dir else None
@@ -53,6 +101,8 @@ def _page(key: str, oc: SectionOutcome, meta: dict, notes_dir: Path | None) -> s
         lines += [f"**Section failed:** `{oc.error}`", ""]
     if oc.result.body:
         lines += ["## What the section shows", "", _demote(oc.result.body.strip()), ""]
+    if replay is not None:
+        lines += replay_block(key, replay.name, run_seconds(replay))
     if oc.result.figures:
         lines += ["## Figures", ""]
     for f in oc.result.figures:
@@ -124,6 +174,7 @@ def write(docs_output, outcomes: list[SectionOutcome], meta: dict) -> Path:
     rebuilt = {oc.section.key for oc in outcomes}
     previous = set(docs_output.own)
     notes_dir = Path(meta["notes_dir"]) if meta.get("notes_dir") else None
+    runs_dir = Path(meta["runs_dir"]) if meta.get("runs_dir") else None
     out = docs_output.open()
     try:
         with writing(out.where):
@@ -135,14 +186,27 @@ def write(docs_output, outcomes: list[SectionOutcome], meta: dict) -> Path:
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     write_with(dest, lambda tmp, src=f.path: shutil.copyfile(src, tmp))
                     figs.append(dest)
-                write_text_atomic(out.claim(page_name(key)), _page(key, oc, meta, notes_dir))
+                run = headline_run(key, runs_dir)
+                if run is not None:
+                    from lab.replay.page import page_html
+
+                    dest = out.claim(f"replays/{key}.html")
+                    dest.parent.mkdir(parents=True, exist_ok=True)
+                    write_text_atomic(dest, page_html(run, shared_lib=REPLAY_LIB, max_frames=REPLAY_MAX_FRAMES,
+                                                      max_points=REPLAY_MAX_POINTS))
+                write_text_atomic(out.claim(page_name(key)),
+                                  _page(key, oc, meta, notes_dir, replay=run))
             for key in sections:  # --only: keep the other sections' pages (the lab's own, in the marker)
                 if key in rebuilt or not any(rel == page_name(key) for rel in previous):
                     continue
                 out.claim(page_name(key))
                 for rel in previous:
-                    if rel.startswith(f"figures/{key}_"):
+                    if rel.startswith(f"figures/{key}_") or rel == f"replays/{key}.html":
                         out.claim(rel)
+            if any(rel.startswith("replays/") and rel != f"replays/{REPLAY_LIB}" for rel in out.written):
+                from lab.replay.page import vendor_lib_js
+
+                write_text_atomic(out.claim(f"replays/{REPLAY_LIB}"), vendor_lib_js())
             keys = [k for k in sections if (out.path / page_name(k)).is_file() and page_name(k) in out.written]
             write_text_atomic(out.claim("index.md"), index(keys, {k: sections[k].title for k in sections}, meta))
     finally:

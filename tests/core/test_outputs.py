@@ -69,7 +69,7 @@ def test_empty_folder_is_used_in_place(tmp_path, capsys):
     assert out.stat().st_ino == ino  # the user's folder itself, not a replacement
     marker = read_marker(out)
     assert marker["kind"] == "run"
-    assert sorted(marker["files"]) == ["metrics.json", "provenance.json", "scenario.toml", "timeseries.csv"]
+    assert sorted(marker["files"]) == ["metrics.json", "provenance.json", "replay.npz", "scenario.toml", "timeseries.csv"]
     assert sorted(os.listdir(out)) == [".lab-run", *marker["files"]]
 
 
@@ -95,7 +95,7 @@ def test_overwrite_replaces_only_the_labs_files(tmp_path, capsys):
     assert not list(out.glob("*.png"))  # the previous run's plots were the lab's: they went
     assert (out / "metrics.json").read_bytes() != old_metrics
     assert json.loads((out / "metrics.json").read_text())["sim_time_s"] == pytest.approx(0.1)
-    assert sorted(read_marker(out)["files"]) == ["metrics.json", "provenance.json", "scenario.toml",
+    assert sorted(read_marker(out)["files"]) == ["metrics.json", "provenance.json", "replay.npz", "scenario.toml",
                                                   "timeseries.csv"]
     assert not [n for n in os.listdir(out) if n.startswith(".lab-partial")]
 

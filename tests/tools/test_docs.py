@@ -408,6 +408,9 @@ def test_report_docs_writes_pages_keeps_the_others_and_refuses_foreign_folders(t
     assert "[zhang2018_eel](zhang2018_eel.md)" in (docs / "index.md").read_text()
     # the report's own figures are the page's: byte for byte
     assert all((docs / "figures" / f).read_bytes() == (tmp_path / "r1" / "figures" / f).read_bytes() for f in figs)
+    # the headline run's replay (lab.replay), embedded, with the shared libraries beside it
+    assert (docs / "replays" / "zhang2018_eel.html").is_file() and (docs / "replays" / "replay-lib.js").is_file()
+    assert '<iframe src="../replays/zhang2018_eel.html"' in page
 
     # a user's file in the folder survives a rebuild; another section's page stays with --only
     (docs / "my-notes.txt").write_text("mine")
@@ -416,6 +419,7 @@ def test_report_docs_writes_pages_keeps_the_others_and_refuses_foreign_folders(t
                  "--docs", str(docs), "--overwrite"]) == 0
     assert (docs / "zhang2018_eel.md").read_bytes() == keep and (docs / "wang2011_unified.md").is_file()
     assert (docs / "my-notes.txt").read_text() == "mine"
+    assert (docs / "replays" / "zhang2018_eel.html").is_file() and (docs / "replays" / "replay-lib.js").is_file()
     index = (docs / "index.md").read_text()
     assert index.index("wang2011_unified.md") < index.index("zhang2018_eel.md")  # the papers by year
 

@@ -49,6 +49,9 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
                [*(ROOT / "scenarios").rglob("*.toml"), *(ROOT / "assets" / "urdf").rglob("*") ] if p.is_file()}
     assert shipped and shipped <= names, sorted(shipped - names)
     assert not any("__pycache__" in n for n in names)
+    vendored = {f"lab/replay/{p.relative_to(ROOT / 'lab' / 'replay').as_posix()}"
+                for p in [ROOT / "lab" / "replay" / "template.html", *(ROOT / "lab" / "replay" / "vendor").iterdir()]}
+    assert vendored <= names, sorted(vendored - names)  # the replay page's libraries and licences
 
     # A venv outside the checkout that sees the lab venv's dependencies (a .pth line: no download, and
     # not the lab venv's own editable install, whose .pth files a plain path line does not run).
@@ -92,5 +95,8 @@ def test_wheel_installs_and_runs_outside_the_checkout(tmp_path):
     assert (out / "timeseries.csv").is_file() and (out / "trajectories.png").is_file()
     prov = json.loads((out / "provenance.json").read_text())
     assert prov["git"] is None  # installed, not a checkout
+    page = subprocess.run([lab, "replay", str(out), "--html", str(tmp_path / "run1.html")], cwd=elsewhere, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert page.returncode == 0 and (tmp_path / "run1.html").stat().st_size > 500_000, page.stderr
     assert not any(elsewhere.iterdir())  # nothing written into the working folder
     print(f"wheel build {t_build:.1f} s, 1 s run {t_run:.1f} s, total {time.perf_counter() - t0:.1f} s")
