@@ -147,7 +147,9 @@ def observers(scenario, gui: bool = False, video: str | None = None, screenshot:
               progress: bool = False, duration: float | None = None) -> list[Observer]:
     """The observers that show a run as ``lab run`` does, in the order they see each step: the overlays,
     the progress bar, the video, the window, the screenshot at the end."""
-    out: list[Observer] = []
+    from lab.replay.capture import capture_for
+
+    out: list[Observer] = [*capture_for(scenario, duration)]  # the poses lab replay draws (replay.npz)
     overlays = Overlays() if (video or screenshot) else None
     if overlays is not None:
         out.append(overlays)

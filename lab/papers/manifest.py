@@ -13,7 +13,9 @@ library or the paper's own modules. What it names is loaded when it is needed:
 * ``scenarios`` — the folder of the paper's scenario files inside its package (found by name like the
   shipped ones);
 * ``tolerances`` — the paper's tolerance table (a module with ``TOL``), merged into
-  :data:`lab.core.tolerances.TOL`.
+  :data:`lab.core.tolerances.TOL`;
+* ``replay_runs`` — the report's headline run(s) whose replay the paper's docs page embeds
+  (:mod:`lab.report.docs`, :mod:`lab.replay`).
 
 Adding a sixth paper is one new folder with such an ``__init__.py`` (``tests/core/test_papers.py``
 registers a toy paper from a temporary folder to prove it).
@@ -46,6 +48,9 @@ class Paper:
     plugins: MappingProxyType | dict = field(default_factory=dict)  # kind -> modules (relative: ".checks")
     scenarios: str = "scenarios"  # folder inside the package holding the paper's scenario files
     tolerances: str = ""  # module (relative) whose TOL dict holds the paper's tolerances
+    # the report's run names whose replay (lab replay) the paper's docs page embeds: the first one the
+    # report's runs/ holds (a full build's name, then a --quick build's); none: no replay on the page
+    replay_runs: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.key.isidentifier() or not any(c.isdigit() for c in self.key):

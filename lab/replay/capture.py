@@ -18,7 +18,8 @@ import numpy as np
 
 from lab.core.contacts import F_T, N_W, Col
 from lab.core.errors import LabError
-from lab.forces.base import Wrench
+from lab.core.observers import Observer
+from lab.core.wrench import Wrench
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +38,23 @@ def every_n_steps(rate_hz: float, dt: float) -> int:
     return max(1, int(round(1.0 / (rate_hz * dt))))
 
 
-class ReplayCapture:
+def capture_for(scenario, duration: float | None = None) -> list:
+    """The replay's observer for a run of ``scenario`` (``duration``: the run's own, when it overrides
+    sim.duration), or none when its ``[replay] rate_hz`` is 0. Every run that writes a folder gets it
+    (lab.present.observers: ``lab run`` and the API; lab.sweep.execute: sweeps and the report)."""
+    rc = scenario.replay_config
+    if rc.rate_hz <= 0:
+        return []
+    sim = scenario.sim
+    n_steps = sim.n_steps if duration is None else int(round(duration / sim.dt))
+    return [ReplayCapture(rc.rate_hz, sim.dt, n_steps, rc.forces)]
+
+
+class ReplayCapture(Observer):
     """Link poses (COM position p_W, orientation quat_W x y z w) of the robot and the extra bodies at
     every ``every``-th step, with ``forces``: each law's per-link force F_W (N) applied over the step
     that ended at the frame. Frame 0 is the initial state; a run ending between two frames adds its
-    last state (as :meth:`lab.recorder.Recorder.flush`)."""
+    last state (as :meth:`lab.core.recorder.Recorder.flush`)."""
 
     def __init__(self, rate_hz: float, dt: float, n_steps: int, forces: bool = True):
         self.rate_hz = float(rate_hz)
@@ -50,14 +63,13 @@ class ReplayCapture:
         self.n_alloc = n_steps // self.every + 2
         self.with_forces = bool(forces)
         self.k = 0
-        self.steps = 0
         self.scene: dict = {}
         self.meshes: dict[str, np.ndarray] = {}
 
     # -- the observer's hooks -------------------------------------------------------------------
-    def on_start(self, sim, state) -> None:
-        world = sim.world
-        n, law_names = world.n_links, list(sim.forces) if self.with_forces else []
+    def on_start(self, run, state) -> None:
+        world = run.world
+        n, law_names = world.n_links, list(run.forces) if self.with_forces else []
         self._contacts = self.with_forces and bool(world.record_contacts)
         if self._contacts:
             law_names += list(CONTACT_CHANNELS)
@@ -76,7 +88,7 @@ class ReplayCapture:
         self.extra_p = np.zeros((a, len(extras), 3), np.float32)
         self.extra_q = np.zeros((a, len(extras), 4), np.float32)
         self.F_W = {name: np.zeros((a, n, 3), np.float32) for name in law_names}
-        ctrl = sim.controller
+        ctrl = run.controller
         self._phase = ctrl if _numeric(getattr(ctrl, "phase", None)) else None
         self.phase = np.zeros(a, np.float32)
         bodies = world.visual_scene()
@@ -87,23 +99,30 @@ class ReplayCapture:
         self.scene = {
             "format": FORMAT, "rate_hz": self.rate_hz, "dt": self.dt, "every": self.every,
             "link_names": list(world.model.link_names), "joint_names": list(world.model.joint_names),
-            "head": sim.head_index(), "laws": law_names, "extras": extras, "bodies": bodies,
+            "head": run.head, "laws": law_names, "extras": extras, "bodies": bodies,
             "gravity_W": [float(g) for g in world.gravity_W],
             "channels": ["controller.phase"] if self._phase is not None else [],
         }
         self._extras = extras
         self._sample(state, None)
 
-    def on_step(self, state, parts: dict | None) -> None:
-        if not self.scene:  # a study stepping without run(): nothing to capture
-            return
-        self.steps += 1
-        if self.steps % self.every == 0:
-            self._sample(state, parts)
+    def on_step(self, k, pre, tau, parts, post):
+        if (k + 1) % self.every == 0:  # step k ends at (k + 1)·dt
+            self._sample(post, parts)
+        return None
 
-    def on_end(self, sim, state) -> None:
+    def on_end(self, run, state, status) -> None:
         if self.scene and self.k and self.t[self.k - 1] < state.t:
             self._sample(state, None)
+
+    @property
+    def extras(self) -> dict:
+        """What the run's result carries (RunResult.extras): the arrays, and replay.npz for the run folder
+        (written by lab.results.write_run)."""
+        if not self.scene:
+            return {}
+        arrays = self.arrays()
+        return {"replay": arrays, "files": {"replay.npz": npz_bytes(arrays)}}
 
     # -- helpers ---------------------------------------------------------------------------------
     def _sample(self, s, parts) -> None:
@@ -156,10 +175,6 @@ class ReplayCapture:
             return
         self.meshes[f"{key}_V"], self.meshes[f"{key}_F"] = V, F
         shape["mesh"] = key
-
-    def files(self) -> dict[str, bytes]:
-        """What this observer leaves in the run folder (written by lab.core.results.write_run)."""
-        return {"replay.npz": npz_bytes(self.arrays())} if self.scene else {}
 
     def arrays(self) -> dict[str, np.ndarray]:
         """What replay.npz holds: ``scene`` (UTF-8 JSON as uint8), ``t``, ``p_W``, ``quat_W``,

@@ -24,15 +24,7 @@ from lab.report.types import SectionOutcome
 NOTES_DIR = "paper-notes"  # beside DIR: hand-written notes on full runs, <section>.md
 
 # Each paper page embeds the replay (lab.replay) of its headline run, taken from the report's runs/:
-# the first of these run names the report wrote (a full build's, then a --quick build's). The unified
-# dynamics' engine runs start on the gait outside the run loop (lab.papers.wang2011_unified.report), so
-# that page has none.
-HEADLINE_RUNS: dict[str, tuple[str, ...]] = {
-    "wang2011_creeping": ("wang2011_creeping_E1_mun0.3_mut0.03",),
-    "hu2013_tracked": ("hu2013_tracked_h0.15_w0.5_la0.30", "hu2013_tracked_h0.05_w0.5_la0.30"),
-    "guo2015_wheeled": ("guo2015_wheeled_snake_head_tracking", "guo2015_wheeled_snake_head_tracking_quick"),
-    "zhang2018_eel": ("zhang2018_eel_eel_forward_turn", "zhang2018_eel_eel_forward_turn_quick"),
-}
+# the first of the names its manifest lists (Paper.replay_runs) that the report wrote.
 REPLAY_LIB = "replay-lib.js"  # the vendored libraries, shared by the pages under replays/ (lab.replay.page)
 # A committed replay page keeps at most this many frames and chart samples: ~0.3 MB for the 30 s
 # flagship (the self-contained page of `lab replay` keeps all: 1.5 MB); tests/tools/test_replay.py
@@ -64,9 +56,10 @@ def run_seconds(run: Path) -> float | None:
 
 def headline_run(key: str, runs_dir: Path | None) -> Path | None:
     """The report's run folder of section ``key``'s headline run, if it holds a replay."""
-    if runs_dir is None:
+    paper = _papers().get(key)
+    if runs_dir is None or paper is None:
         return None
-    for name in HEADLINE_RUNS.get(key, ()):
+    for name in paper.replay_runs:
         if (runs_dir / name / "replay.npz").is_file():
             return runs_dir / name
     return None

@@ -122,7 +122,9 @@ def run_task(task: Task):
     _event(task.events, task.session, "start", task.run_id)
     result = files = None
     try:
-        result = run_scenario(task.scenario)
+        from lab.replay.capture import capture_for
+
+        result = run_scenario(task.scenario, observers=capture_for(task.scenario))  # + replay.npz (lab replay)
         if task.run_dir or task.ship_files:
             from lab.core.provenance import collect
 

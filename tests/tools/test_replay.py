@@ -14,8 +14,8 @@ import pytest
 
 from lab.core import scenario as scn
 from lab.replay.capture import every_n_steps, npz_bytes
-from lab.core.results import timeseries_csv
-from lab.core.runner import run_scenario
+from lab.results import timeseries_csv
+from lab.present import run_scenario  # lab run's observers: the replay capture among them
 
 SHORT = ["sim.duration=0.4"]
 
@@ -128,7 +128,7 @@ def test_replay_too_large_is_refused_before_the_run(tmp_path):
 def test_page_is_self_contained(tmp_path):
     """The page inlines everything: no <script src>, no <link href> stylesheet, no import of a URL."""
     from lab.replay.page import page_html
-    from lab.core.results import write_run
+    from lab.results import write_run
 
     write_run(tmp_path / "run", _run(), plots=False)
     text = page_html(tmp_path / "run")
@@ -160,11 +160,12 @@ def test_committed_docs_replays_are_within_budget_and_current():
     """The paper pages' replays (docs/papers/replays/, written by lab report --docs) stay small, each
     names a run folder's page, and the shared library file is this lab's vendored one."""
     from lab.replay.page import vendor_lib_js
-    from lab.report.docs import HEADLINE_RUNS, REPLAY_LIB, REPLAY_PAGE_BUDGET
+    from lab.papers import papers
+    from lab.report.docs import REPLAY_LIB, REPLAY_PAGE_BUDGET
 
     folder = Path(__file__).resolve().parents[2] / "docs" / "papers" / "replays"
     pages = sorted(folder.glob("*.html"))
-    assert {p.stem for p in pages} <= set(HEADLINE_RUNS) and pages
+    assert {p.stem for p in pages} <= {k for k, paper in papers().items() if paper.replay_runs} and pages
     for p in pages:
         assert p.stat().st_size <= REPLAY_PAGE_BUDGET, (p.name, p.stat().st_size)
         text = p.read_text(encoding="utf-8")
@@ -230,9 +231,9 @@ def test_engine_contact_arrows_carry_the_weight_within_the_friction_cone():
     within 0.05 %), and every link's friction stays inside Coulomb's cone |F_t| ≤ μ |F_n| (Bullet's
     friction is μ_track · 1 with the ground's 1). Swapping the two channels, or the normal's sign,
     breaks one of them."""
-    from lab.core.runner import Simulation
+    from lab.present import simulation
 
-    sim = Simulation(scn.load("tracked_step_climb", ["sim.duration=0.3"]))
+    sim = simulation(scn.load("tracked_step_climb", ["sim.duration=0.3"]))
     M, g = sim.world.model.mass.sum(), sim.scenario.sim.gravity
     mu = sim.scenario.robot.track_friction
     try:

@@ -32,4 +32,6 @@ PAPER = Paper(
              "check": (".checks",),
              "fault": (".faults",),
              "report section": (".report",)},
+    # the report's run its docs page replays (lab replay): a full build's name, then a --quick build's
+    replay_runs=("guo2015_wheeled_snake_head_tracking", "guo2015_wheeled_snake_head_tracking_quick"),
 )

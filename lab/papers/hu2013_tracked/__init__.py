@@ -32,4 +32,6 @@ PAPER = Paper(
              "check": (".checks",),
              "fault": (".faults",),
              "report section": (".report",)},
+    # the report's run its docs page replays (lab replay): a full build's name, then a --quick build's
+    replay_runs=("hu2013_tracked_h0.15_w0.5_la0.30", "hu2013_tracked_h0.05_w0.5_la0.30"),
 )

@@ -29,4 +29,6 @@ PAPER = Paper(
              "Table 2 η2 on three surfaces", "Figs 12–14 drag experiment"),
     tolerances=".tolerances",
     plugins={"check": (".checks", ".turning"), "analysis": (".gait",), "report section": (".report",)},
+    # the report's run its docs page replays (lab replay): a full build's name, then a --quick build's
+    replay_runs=("wang2011_creeping_E1_mun0.3_mut0.03",),
 )

@@ -25,4 +25,6 @@ PAPER = Paper(
              "check": (".checks",),
              "fault": (".faults",),
              "report section": (".report",)},
+    # the report's run its docs page replays (lab replay): a full build's name, then a --quick build's
+    replay_runs=("zhang2018_eel_eel_forward_turn", "zhang2018_eel_eel_forward_turn_quick"),
 )
