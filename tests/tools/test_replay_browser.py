@@ -174,7 +174,9 @@ def test_play_advances_and_pause_holds(pages, browser):
     browser.open(pages["creep"][1])
     browser.evaluate("labReplay.seek(0)")
     browser.evaluate("labReplay.play()")
-    time.sleep(1.0)
+    deadline = time.monotonic() + 20.0  # software GL on a loaded machine: frames can take a while
+    while browser.evaluate("labReplay.time()") <= 0.0 and time.monotonic() < deadline:
+        time.sleep(0.2)
     t1 = browser.evaluate("labReplay.time()")
     browser.evaluate("labReplay.pause()")
     t2 = browser.evaluate("labReplay.time()")
