@@ -29,4 +29,6 @@ PAPER = Paper(
     figures=("eqs. 22–27 unified model", "Fig 5 locomotion and manipulation torques", "Table D1 parameters"),
     tolerances=".tolerances",
     plugins={"check": (".checks",), "fault": (".faults",), "report section": (".report",)},
+    # the report's run its docs page replays (lab replay): a full build's name, then a --quick build's
+    replay_runs=("wang2011_unified_locomotion", "wang2011_unified_locomotion_quick"),
 )
