@@ -193,7 +193,7 @@ def user_robot_scenario(folder: Path, duration: float = 1.0) -> Path:
     links[4] = links[4].replace(box, '<geometry><mesh filename="head.obj"/></geometry>', 1)
     (folder / "robot.urdf").write_text("<link ".join(links))
     sc = (root / "examples" / "user_robot.toml").read_text()
-    sc = sc.replace('path = "examples/four_link_snake.urdf"', f'path = "{folder / "robot.urdf"}"')
+    sc = re.sub(r'(?m)^path = ".*?"', f'path = "{folder / "robot.urdf"}"', sc, count=1)
     sc = sc.replace("duration = 5.0", f"duration = {duration}")
     (folder / "user.toml").write_text(sc)
     return folder / "user.toml"
