@@ -126,6 +126,10 @@ class RobotState:
     # (N, 13) the engine's answer that p_W, quat_W, v_W and w_W are views of (World.read_state), so
     # that a NaN check is one reduction; None for hand-made states.
     flat: np.ndarray | None = None
+    # (6 + J or J)² the engine's mass matrix at q (World.mass_matrix) plus the inertia a spec's gears add
+    # on their joints' diagonal (constraints, not in the engine's M: World.load_spec); filled only when the World's
+    # want_mass_matrix is on (a Stable PD servo asks for it: Controller.needs_mass_matrix); else None
+    M: np.ndarray | None = None
 
     @lazy
     def a_W(self) -> np.ndarray:
