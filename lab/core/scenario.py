@@ -382,9 +382,12 @@ def check_servo_step(robot, controller, sim: SimConfig, where: str) -> None:
         return
     dt_max = servo_step_bound(M, *gains, servo)
     if sim.dt >= dt_max:
+        other = servo_step_bound(M, *gains, "implicit_damping")
+        alt = (f"controller.servo = \"implicit_damping\" (stable to {other:.4g} s) or \"implicit_pd\" (any step)"
+               if servo != "implicit_damping" and sim.dt < other else "controller.servo = \"implicit_pd\" (any step)")
         raise LabError(f"{where}:sim.dt", f"{sim.dt} s is too large for the PD servo (controller.servo = \"{servo}\"): "
                                           f"it is stable only for dt < {dt_max:.4g} s on this robot's lightest joint "
-                                          f"mode; use a smaller step or controller.servo = \"implicit_pd\"")
+                                          f"mode; use a smaller step or {alt}")
 
 
 def _gib(n: int) -> str:
