@@ -118,9 +118,9 @@ def _plain(overrides: Overrides):
 
 @dataclass
 class Result:
-    """One finished run: ``status`` (``ok``, ``diverged``, ``stopped``), ``metrics`` (the dict of
+    """One finished run: ``status`` (``ok``, ``diverged``, ``unstable``, ``stopped``), ``metrics`` (the dict of
     metrics.json plus the wall-clock figures), the resolved ``scenario``, ``error`` (one line when
-    diverged), and the recorded samples as DataFrames."""
+    diverged or unstable), and the recorded samples as DataFrames."""
 
     run: "RunResult"
 

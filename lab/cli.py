@@ -3,7 +3,7 @@
 Bad input never gives a traceback: one line ``error: <where>: <what>``, exit 2; so does a
 file-system error (no permission, read-only, no space: the path and the system's words), with the
 traceback only in the log at debug level. Where the lab may write is :mod:`lab.core.outputs`' rule,
-applied before any work starts. A diverged simulation exits 3 with its data kept.
+applied before any work starts. A diverged or unstable simulation (lab.core.instability) exits 3 with its data kept.
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def cmd_run(args) -> int:
     video_error = result.extras.get("video_error") if isinstance(result.extras, dict) else None
     if video_error:  # the run's results are written; the video alone was lost (and nothing half-written published)
         raise LabError(f"--video {args.video}", f"not written: {video_error}; the run's results are in {out}/")
-    return EXIT_DIVERGED if result.status == "diverged" else EXIT_OK
+    return EXIT_DIVERGED if result.status in ("diverged", "unstable") else EXIT_OK
 
 
 def headlines(scenario) -> tuple:

@@ -30,8 +30,18 @@ class Controller:
         self.model = model
         self.dt = dt
 
+    # True when act() reads the engine's mass matrix from the snapshot (RobotState.M, an implicit servo):
+    # whoever installs the controller sets World.want_mass_matrix from it
+    needs_mass_matrix: bool = False
+
     def act(self, state: RobotState) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def servo_gains(self) -> tuple[np.ndarray, np.ndarray] | None:
+        """(K_p, K_d) per joint when the controller runs a PD servo (the run-time watch names its step bound,
+        lab.core.instability), else None; the parameters declare it (``params.servo_gains(joint_names)``)."""
+        g = getattr(self.params, "servo_gains", None)
+        return None if g is None or self.model is None else g(tuple(self.model.joint_names))
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         """Parameters the GUI panel's keys may change while running, with their ranges."""

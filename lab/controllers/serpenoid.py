@@ -11,6 +11,7 @@ from lab.core.kernels import compiled
 from lab.core.state import ModelInfo, RobotState
 from lab.core.fields import Validated, num
 from lab.controllers.base import Controller, register_controller
+from lab.controllers.servo import FORM, Servo, servo_field, spd_torques
 
 
 @dataclass(frozen=True)
@@ -29,11 +30,17 @@ class SerpenoidParams(Validated):
     kp: float = num(2.0, gt=0, le=1e4, unit="N·m/rad", doc="PD angle gain")
     kd: float = num(0.1, ge=0, le=1e3, unit="N·m·s/rad", doc="PD rate gain")
     phase_offset: float = num(0.0, ge=-2 * math.pi, le=2 * math.pi, unit="rad", doc="phase φ₀ of the tail joint")
+    servo: Servo = servo_field()
+
+    def servo_gains(self, joint_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+        """(K_p, K_d) per joint of the servo, for its step bound (lab.core.instability.servo_step_bound)."""
+        return np.full(len(joint_names), self.kp), np.full(len(joint_names), self.kd)
 
 
 @register_controller("serpenoid", params=SerpenoidParams)
 class Serpenoid(Controller):
-    """τ = k_p (x_ref − q) + k_d (ẋ_ref − q̇), saturated at the effort limit."""
+    """τ = k_p (x_ref − q) + k_d (ẋ_ref − q̇), saturated at the effort limit; ``servo`` other than
+    ``"explicit"`` takes its terms at the predicted next state (Tan 2011, :mod:`lab.controllers.servo`)."""
 
     def __init__(self, params: SerpenoidParams):
         super().__init__(params)
@@ -48,9 +55,19 @@ class Serpenoid(Controller):
         ph = p.omega * t + self._i * p.beta + p.phase_offset
         return p.alpha * np.sin(ph) + p.gamma, p.alpha * p.omega * np.cos(ph)
 
+    @property
+    def needs_mass_matrix(self) -> bool:
+        return self.params.servo != "explicit"
+
     def act(self, state: RobotState) -> np.ndarray:
-        # the reference, the PD law and the saturation in one compiled call (:func:`serpenoid`)
         p = self.params
+        if p.servo != "explicit":  # the law at the next state, one compiled call (:func:`serpenoid_spd`)
+            if state.M is None:
+                raise ValueError(f"servo: {p.servo!r} reads the mass matrix from the snapshot (RobotState.M, filled "
+                                 "when World.want_mass_matrix is on); a hand-made state needs servo = 'explicit'")
+            return serpenoid_spd(state.t, state.q, state.qd, p.alpha, p.omega, p.beta, p.gamma, p.phase_offset,
+                                 p.kp, p.kd, self.model.effort, state.M, self.dt, FORM[p.servo])
+        # the reference, the PD law and the saturation in one compiled call (:func:`serpenoid`)
         if p.phase_offset and p.omega == 0.0:  # a standing wave: the offset cannot ride on the clock
             x, xd = self.reference(state.t)
             return np.clip(p.kp * (x - state.q) + p.kd * (xd - state.qd), -self.model.effort, self.model.effort)
@@ -73,4 +90,29 @@ def serpenoid(t, q, qd, alpha, omega, beta, gamma, kp, kd, effort):
         ph = omega * t + j * beta
         x = kp * (alpha * math.sin(ph) + gamma - q[j]) + kd * (alpha * omega * math.cos(ph) - qd[j])
         tau[j] = min(max(x, -effort), effort)
+    return tau
+
+
+@compiled
+def serpenoid_spd(t, q, qd, alpha, omega, beta, gamma, phi0, kp, kd, effort, M, h, form):
+    """The serpenoid PD law in a form of :mod:`lab.controllers.servo` (``form``: its FORM code, 0
+    implicit_damping, 1 stable_pd, 2 implicit_pd) in one compiled call, the reference with its phase φ₀:
+    e_j = x_j(t) − q_j (form 0) or x_j(t + h) − q_j − h q̇_j, ė_j = ẋ_j(t + h) − q̇_j, then
+    :func:`lab.controllers.servo.spd_torques`, clipped at ±effort (its oracle: tests/oracles/serpenoid.py)."""
+    n = q.shape[0]
+    e = np.empty(n)
+    ed = np.empty(n)
+    kpv = np.full(n, kp)
+    kdv = np.full(n, kd)
+    t1 = t + h
+    for j in range(n):
+        ph1 = omega * t1 + j * beta + phi0
+        ed[j] = alpha * omega * math.cos(ph1) - qd[j]
+        if form == 0:
+            e[j] = alpha * math.sin(omega * t + j * beta + phi0) + gamma - q[j]
+        else:
+            e[j] = alpha * math.sin(ph1) + gamma - q[j] - h * qd[j]
+    tau = spd_torques(M, kpv, kdv, e, ed, h, form == 2)
+    for j in range(n):
+        tau[j] = min(max(tau[j], -effort), effort)
     return tau

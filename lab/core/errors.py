@@ -1,4 +1,4 @@
-"""Errors the CLI turns into one-line messages and exit codes (2 = bad input, 3 = diverged)."""
+"""Errors the CLI turns into one-line messages and exit codes (2 = bad input, 3 = diverged or unstable)."""
 
 
 class LabError(Exception):
@@ -21,3 +21,18 @@ class Diverged(Exception):
         super().__init__(f"diverged at t = {t:.4f} s: {reason}")
         self.t = t
         self.reason = reason
+
+
+class Unstable(Diverged):
+    """The run chattered without blowing up (lab.core.instability): an explicit term beyond its stability bound.
+    Exit code 3 like Diverged (and caught wherever Diverged is); the run's status is ``"unstable"``.
+    ``max_dt``: the largest step that would hold, where it can be computed (else None)."""
+
+    def __init__(self, t: float, reason: str, dt: float, max_dt: float | None = None):
+        hold = (f"the largest step that would hold: {max_dt:.4g} s" if max_dt is not None else
+                f"no stable step can be computed: try dt ≤ {dt / 2:.4g} s or an implicit form (servo = \"implicit_pd\")")
+        Exception.__init__(self, f"unstable at t = {t:.4f} s (dt = {dt:g} s): {reason}; {hold}")
+        self.t = t
+        self.reason = reason
+        self.dt = dt
+        self.max_dt = max_dt

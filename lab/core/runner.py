@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lab.core.errors import Diverged
+from lab.core.errors import Diverged, Unstable
+from lab.core.instability import InstabilityWatch
 from lab.core.metrics import run_metrics
 from lab.core.observers import DONE, STOPPED, Observer, RunView
 from lab.core.recorder import Recorder
@@ -43,7 +44,7 @@ def applied_of(parts: dict, n_links: int):
 
 @dataclass
 class RunResult:
-    status: str  # "ok" | "diverged" | "stopped"
+    status: str  # "ok" | "diverged" | "unstable" | "stopped"
     metrics: dict
     series: dict
     scenario: Scenario
@@ -92,6 +93,8 @@ class Simulation:
         elif callable(controller) and not hasattr(controller, "act"):
             controller = controller(self.world)
         self.controller = controller
+        # a controller whose servo reads the mass matrix (lab.controllers.servo) gets it in every snapshot
+        self.world.want_mass_matrix = bool(getattr(controller, "needs_mass_matrix", False))
         # the one place laws are bound to the robot and the arena (lab.core.wrench.bind)
         self.forces = {name: bind(law, spec, sc.arena)
                        for name, law in (("friction", sc.friction), *((n, law) for n, _, law in sc.forces))}
@@ -113,6 +116,11 @@ class Simulation:
         elif callable(recorder) and not hasattr(recorder, "on_step"):
             recorder = recorder(self.world)
         self.recorder = recorder
+        # the run-time chatter and ledger check (lab.core.instability), an observer every run has: a run
+        # that chatters ends "unstable"
+        motors = self.world.motors
+        self.watch = InstabilityWatch(sc.sim.dt, motors.stall_torque if motors is not None else np.full(J, np.inf),
+                                      step_bound=self.servo_step_bound, ledger=self.recorder)
         for ob in self.observers:
             ob.on_setup(self.view)
 
@@ -152,13 +160,14 @@ class Simulation:
         view = self.view
         state = w.read_state()
         self.recorder.start(state)
-        observers = list(self.observers)
+        observers = [self.watch, *self.observers]
         done = self.trial.stop_condition(view, state) if self.trial is not None else None
         if done is not None:
             observers.insert(0, _TrialStop(done))
         for ob in observers:
             ob.on_start(view, state)
         status, error = "ok", ""
+        unstable = None
         t0 = time.perf_counter()
         try:
             for k in range(n_steps):
@@ -173,8 +182,9 @@ class Simulation:
                     if stop == STOPPED:
                         status = "stopped"
                     break
-        except Diverged as exc:
-            status, error = "diverged", str(exc)
+        except Diverged as exc:  # Unstable too (lab.core.instability): exit 3, the data so far kept
+            status, error = ("unstable" if isinstance(exc, Unstable) else "diverged"), str(exc)
+            unstable = exc if isinstance(exc, Unstable) else None
             log.warning("%s", exc)
         except Exception as exc:  # an observer may explain it (the GUI's window was closed); else a real error
             explained = [r for r in (ob.on_error(exc) for ob in observers) if r is not None]
@@ -192,6 +202,11 @@ class Simulation:
                    "steps": int(recorder.steps)}
         if status == "diverged":
             metrics["diverged_at_s"] = float(recorder.steps * sc.sim.dt)
+        if unstable is not None:
+            metrics["unstable_at_s"] = float(recorder.steps * sc.sim.dt)
+            metrics["unstable_cause"] = unstable.reason
+            if unstable.max_dt is not None:
+                metrics["unstable_max_dt_s"] = float(unstable.max_dt)
         metrics.update(run_metrics(series, recorder.balance(state.kinetic_energy), head=self.head_index()))
         analyses = registry("analysis")
         for name in sc.analyses:  # only those the scenario asks for, in its order
@@ -209,6 +224,21 @@ class Simulation:
         actuated = robot.actuated_joints(joints) if hasattr(robot, "actuated_joints") else joints
         return RunResult(status=status, metrics=metrics, series=series, scenario=sc, error=error, extras=extras,
                          link_names=links, joint_names=joints, body_links=tuple(body), actuated_joints=tuple(actuated))
+
+    def servo_step_bound(self) -> float | None:
+        """The largest step at which the controller's PD servo is stable at the current pose
+        (:func:`lab.core.instability.servo_step_bound` on the engine's mass matrix), or None when the
+        controller has no PD servo."""
+        gains = self.controller.servo_gains() if hasattr(self.controller, "servo_gains") else None
+        if gains is None:
+            return None
+        from lab.core.instability import servo_step_bound
+        from lab.core.world import schur_joint_block, with_reflected_inertia
+
+        w = self.world
+        M = schur_joint_block(w.mass_matrix(), w.n_joints)
+        return servo_step_bound(with_reflected_inertia(M, None if w.motors is None else w.motors.inertia), *gains,
+                                getattr(self.controller.params, "servo", "explicit"))
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""

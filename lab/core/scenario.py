@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import logging
 import math
 import tomllib
 import types
@@ -33,6 +34,8 @@ FORCES = registry("force law")
 FRICTION = registry("friction law")
 ROBOTS = registry("robot")
 TRIALS = registry("trial")
+
+log = logging.getLogger(__name__)
 
 SCENARIO_DIR = scenario_dir()  # the checkout's scenarios/, or the wheel's copy (lab.core.resources)
 
@@ -314,6 +317,7 @@ def from_dict(data: dict, where: str = "scenario", base: str | Path | None = Non
         if sim.dt >= dt_max:
             raise LabError(f"{where}:sim.dt", f"{sim.dt} s is too large for friction.slip_tol = {friction.slip_tol} m/s "
                            f"at mu = {mu}: the explicit friction force needs dt < 2·slip_tol/(mu·g) = {dt_max:.4g} s")
+    check_servo_step(robot, controller, sim, where)
     if sim.duration < sim.dt:
         raise LabError(f"{where}:sim.duration", f"must be at least one step (dt = {sim.dt} s), got {sim.duration}")
     check_recorded_size(sim, getattr(robot, "n_links", None), where)
@@ -364,6 +368,46 @@ def check_recorded_size(sim: SimConfig, n_links: int | None, where: str) -> None
                                        f"{sim.record_every} step(s), is {samples:.3g} samples of {values} values: "
                                        f"{_gib(size)} to hold, at most {_gib(MAX_RECORDED_BYTES)}; raise "
                                        "sim.record_every or shorten sim.duration")
+
+
+def check_servo_step(robot, controller, sim: SimConfig, where: str) -> None:
+    """Refuse a step beyond the PD servo's stability bound (a controller with ``servo = "explicit"``,
+    ``"implicit_damping"`` or ``"stable_pd"`` and ``servo_gains``: :func:`lab.core.instability.servo_step_bound`), computed on the
+    robot's joint-space inertia with the base free at the URDF's zero pose
+    (:func:`lab.core.world.joint_space_inertia`, a throwaway engine client, once per URDF), each joint
+    raised to the inertia its spec's motors say the gears add. The implicit servo has no bound. The
+    bound holds at the zero pose; other poses and what M leaves out (contacts) are the run-time
+    watch's (lab.core.instability)."""
+    gains_of = getattr(controller, "servo_gains", None)
+    servo = getattr(controller, "servo", None)
+    if gains_of is None or servo not in ("explicit", "implicit_damping", "stable_pd"):
+        return
+    from lab.core.instability import servo_step_bound
+    from lab.core.world import joint_space_inertia
+
+    path = getattr(robot, "file", None)
+    try:
+        M, names = joint_space_inertia(None if path is not None else robot.to_urdf(), None if path is None else str(path))
+    except Exception as exc:  # a robot the engine cannot load is the World's to report, with its own message
+        log.debug("servo step bound not computed: %s", exc)
+        return
+    own = getattr(robot, "motors", None)  # {joint: (stall, no-load[, reflected inertia the gears add])}
+    if own is not None:
+        from lab.core.world import with_reflected_inertia
+
+        lines = own()
+        M = with_reflected_inertia(M, [float(lines[n][2]) if len(lines.get(n, ())) > 2 else math.nan for n in names])
+    gains = gains_of(names)
+    if gains is None:
+        return
+    dt_max = servo_step_bound(M, *gains, servo)
+    if sim.dt >= dt_max:
+        other = servo_step_bound(M, *gains, "implicit_damping")
+        alt = (f"controller.servo = \"implicit_damping\" (stable to {other:.4g} s) or \"implicit_pd\" (any step)"
+               if servo != "implicit_damping" and sim.dt < other else "controller.servo = \"implicit_pd\" (any step)")
+        raise LabError(f"{where}:sim.dt", f"{sim.dt} s is too large for the PD servo (controller.servo = \"{servo}\"): "
+                                          f"it is stable only for dt < {dt_max:.4g} s on this robot's lightest joint "
+                                          f"mode; use a smaller step or {alt}")
 
 
 def _gib(n: int) -> str:

@@ -137,6 +137,10 @@ class RobotState:
     # before the force laws run (the velocity-level friction law predicts the slip with them); None
     # for hand-made states and before the controller has acted.
     tau: np.ndarray | None = None
+    # (6 + J or J)² the engine's mass matrix at q (World.mass_matrix) plus the inertia a spec's gears add
+    # on their joints' diagonal (constraints, not in the engine's M: World.load_spec); filled only when the World's
+    # want_mass_matrix is on (a Stable PD servo asks for it: Controller.needs_mass_matrix); else None
+    M: np.ndarray | None = None
 
     @lazy
     def a_W(self) -> np.ndarray:

@@ -79,6 +79,55 @@ def reflected_inertia(urdf_text: str | None, urdf_path: str | None = None) -> tu
         c.disconnect()
 
 
+@functools.lru_cache(maxsize=32)
+def joint_space_inertia(urdf_text: str | None, urdf_path: str | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(M_eff (J, J), the movable joints' names in its order): the movable joints' inertia with the base free, at the URDF's zero pose: the Schur complement
+    M_qq − M_qb M_bb⁻¹ M_bq of the engine's mass matrix (the base block empty for a fixed base); what the
+    explicit PD servo's stability bound reads (lab.core.instability.explicit_step_bound). Its inverse is
+    the joint block of M⁻¹, so 1/diag(M_eff⁻¹) is :func:`reflected_inertia`. Computed in a throwaway
+    DIRECT client, once per URDF, as reflected_inertia is (and for the same reason). Gear constraints and
+    contacts are not in M: a geared joint's inertia is underestimated, which makes the bound stricter."""
+    c = connect(False)
+    path = urdf_path
+    if path is None:
+        fd, path = tempfile.mkstemp(suffix=".urdf", prefix="lab_")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(urdf_text)
+    try:
+        body = c.loadURDF(path, flags=pb.URDF_USE_INERTIA_FROM_FILE)
+        ids = [j for j in range(c.getNumJoints(body)) if c.getJointInfo(body, j)[2] != pb.JOINT_FIXED]
+        if not ids:
+            return np.zeros((0, 0)), ()
+        names = tuple(c.getJointInfo(body, j)[1].decode() for j in ids)
+        return schur_joint_block(np.array(c.calculateMassMatrix(body, [0.0] * len(ids))), len(ids)), names
+    finally:
+        if urdf_path is None:
+            os.unlink(path)
+        c.disconnect()
+
+
+def schur_joint_block(M: np.ndarray, n_joints: int) -> np.ndarray:
+    """The joint block of a mass matrix with its base DOFs (the first ``len(M) − n_joints`` rows, PyBullet's
+    ordering) eliminated: M_qq − M_qb M_bb⁻¹ M_bq, the inertia the joints feel with the base free."""
+    nb = M.shape[0] - n_joints
+    if nb == 0:
+        return M.copy()
+    Mbb, Mbq, Mqq = M[:nb, :nb], M[:nb, nb:], M[nb:, nb:]
+    return Mqq - Mbq.T @ np.linalg.solve(Mbb, Mbq)
+
+
+def with_reflected_inertia(M_eff: np.ndarray, inertia) -> np.ndarray:
+    """M_eff (J, J) with each joint's own inertia 1/(M_eff⁻¹)_jj raised to ``inertia[j]`` where that is
+    larger: what a spec knows its gear constraints add to a joint (the tracked belt's pulleys and slabs on
+    the drive joint, :meth:`lab.robots.tracked.TrackedRobot.motors`), which the engine's M does not see.
+    ``inertia``: (J,), NaN or 0 where nothing is known."""
+    if inertia is None or not len(M_eff):
+        return M_eff
+    own = 1.0 / np.linalg.inv(M_eff).diagonal()
+    add = np.nan_to_num(np.asarray(inertia, float) - own, nan=0.0)
+    return M_eff + np.diag(np.maximum(add, 0.0))
+
+
 class World:
     """Owns a BulletClient (DIRECT or GUI), the ground, and one robot loaded from URDF text."""
 
@@ -125,6 +174,10 @@ class World:
         self.t = 0.0
         self.steps = 0
         self._after_step = None  # the loaded spec's per-step hook (load_spec)
+        # Put the engine's mass matrix in every snapshot (RobotState.M): set from the controller's
+        # needs_mass_matrix by whoever installs it (the runner, the env); Stable PD servos read it.
+        self.want_mass_matrix = False
+        self._gear_inertia: np.ndarray | None = None  # (J,) what a spec's gears add to each joint (load_spec)
         self.rewindables: list = []  # objects with snapshot() / restore(s): lab state rewound with the engine
         # The hot loop calls pybullet's functions with this client's id bound directly: the
         # BulletClient wrapper resolves every call through __getattr__ + inspect (~2 µs each).
@@ -141,6 +194,7 @@ class World:
         self._pb_torque = bind(pb.applyExternalTorque, physicsClientId=cid)
         self._pb_matrix = pb.getMatrixFromQuaternion
         self._pb_contacts = bind(pb.getContactPoints, physicsClientId=cid)
+        self._pb_mass_matrix = bind(pb.calculateMassMatrix, physicsClientId=cid)
 
     # ------------------------------------------------------------------ set-up
     def _load_urdf_file(self, path, base_pos, base_yaw: float) -> int:
@@ -299,6 +353,10 @@ class World:
                 if len(line) > 2:
                     J[names.index(name)] = float(line[2])
             self.motors = Motors(stall, no_load, J, self.dt)
+            # the inertia the spec's gears add to a joint, which the engine's M does not see (constraints):
+            # added to the diagonal of the M the snapshot carries, so a Stable PD servo predicts with it
+            extra = np.maximum(J - self._joint_inertia, 0.0)
+            self._gear_inertia = extra if extra.any() else None
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
@@ -458,12 +516,17 @@ class World:
         return np.array(tau, float)
 
     def mass_matrix(self, q_full=None) -> np.ndarray:
-        """PyBullet's calculateMassMatrix of the robot at the movable joints' angles ``q_full`` (default: the
-        current ones): (6 + J)² for a floating base, in PyBullet's ordering (base DOFs first), J² for a fixed
-        one. Tests compare the friction law's articulated mass (lab.forces.friction) with it."""
-        c, b = self.client, self.robot
-        q = ([c.getJointState(b, j)[0] for j in self._joint_ids] if q_full is None else [float(x) for x in q_full])
-        return np.array(c.calculateMassMatrix(b, q), float)
+        """The engine's joint-space mass matrix M(q) (composite rigid bodies, calculateMassMatrix) at the
+        movable joints' angles ``q_full`` (J,) (default: the current ones), in PyBullet's ordering: for a
+        floating base 6 + J rows, the base's angular then linear velocity in the base's own frame first
+        (so M does not depend on the base's pose), then the joints in the order of RobotState.q; J rows
+        for a fixed base. Gear constraints and contacts are not in M. Stable PD servos read it from the
+        snapshot (:attr:`want_mass_matrix`); the per-step cost is measured in benchmarks/."""
+        if q_full is None:
+            js = self._pb_joint_states(self.robot, self._joint_ids) if self._joint_ids else ()
+            q_full = [s[0] for s in js]
+        q = q_full.tolist() if isinstance(q_full, np.ndarray) else [float(x) for x in q_full]
+        return np.array(self._pb_mass_matrix(self.robot, q), float)
 
     def link_jacobian(self, link: int, point_L, q) -> tuple[np.ndarray, np.ndarray]:
         """(J_v (3, J), J_ω (3, J)) of engine link ``link`` (0-based, the base excluded) at the point
@@ -526,6 +589,11 @@ class World:
                            extra=extra, contacts=contacts, prev_v_W=None if prev is None else prev.v_W,
                            prev_w_W=None if prev is None else prev.w_W, flat=a)
         state.__dict__["R_WB"] = R  # pre-fills the lazy attribute
+        if self.want_mass_matrix:
+            M = state.M = self.mass_matrix(qj)
+            if self._gear_inertia is not None:
+                k = np.arange(M.shape[0] - self.n_joints, M.shape[0])
+                M[k, k] += self._gear_inertia
         self._prev = state
         return state
 

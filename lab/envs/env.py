@@ -21,10 +21,12 @@ body joints of snakes and eels; the arm and the track drive of the tracked robot
                   and drive) take rate targets q̇*_j = a_j ω_0,j. τ_j = k_p (q*_j − q_j) + k_d (q̇*_j − q̇_j)
                   (q̇* = 0 for angle targets, k_p = 0 for rate targets), with k_p = τ_s / 0.25 rad
                   (stall torque at a quarter radian of error) and k_d = τ_s / ω_0 (the slope of the
-                  motor's own line) but at most J/h (J the joint's reflected inertia, h the engine
-                  step: the explicit step's deadbeat gain, above which the servo chatters — the
-                  tracked drive's 0.44 instead of 3.6 N·m·s/rad), then clipped by the motor like any
-                  torque.
+                  motor's own line), then clipped by the motor like any torque. ``servo="implicit_pd"``
+                  (default) evaluates the law at the next state of the engine's step with its mass
+                  matrix (:mod:`lab.controllers.servo`, after Tan 2011): stable at any step with the
+                  full k_d; ``"stable_pd"`` is Tan's form. ``servo="explicit"`` is the law at this state with k_d at most J/h (J the
+                  joint's reflected inertia, h the engine step: the explicit step's deadbeat gain,
+                  above which it chatters — the tracked drive's 0.44 instead of 3.6 N·m·s/rad).
 ================  =====================================================================================
 
 Observation (float64, names in ``env.obs_names``; J joints, N links; "task frame": x forward = the
@@ -85,7 +87,8 @@ Version history
 * v1: the joints' motors (torque–speed lines, :mod:`lab.core.actuators`) enforced by the World; the
   tracked ids with Table 1's line (``robot.motor_speed_line = true``); a divergence ends the episode
   with ``−divergence_penalty`` (v0: reward 0); ``action_mode="position"``; ``render_mode="human"``;
-  ``rgb_array`` with the grid and overlays.
+  ``rgb_array`` with the grid and overlays. ``action_mode="position"`` runs its servo implicitly
+  (``servo="implicit_pd"``) with the full k_d (``servo="explicit"``: the earlier law, k_d capped at J/h).
 * v0: torques up to the effort limit at any speed (random actions reached 100 rad/s and diverged).
 """
 
@@ -102,6 +105,7 @@ import numpy as np
 from gymnasium import spaces
 
 from lab.controllers.base import Controller
+from lab.controllers.servo import SERVOS, angle_error, stable_pd
 from lab.core.errors import Diverged
 
 CONTROL_DT = 0.01  # s: default action period, 10 engine steps at the lab's 1 ms
@@ -178,9 +182,13 @@ class Policy(Controller):
     PD servo of the module docstring towards its targets (``"position"``)."""
 
     def __init__(self, n_joints: int, index: np.ndarray, stall: np.ndarray, mode: str = "torque",
-                 no_load=None, ranges=None, inertia=None, dt: float = 0.0):
+                 no_load=None, ranges=None, inertia=None, dt: float = 0.0, servo: str = "implicit_pd"):
         super().__init__(None)
+        if servo not in SERVOS:
+            raise ValueError(f"servo: must be one of {SERVOS}, got {servo!r}")
         self.mode = mode
+        self.servo = servo
+        self.needs_mass_matrix = mode == "position" and servo != "explicit"
         self.index = index
         self.tau = np.zeros(n_joints)
         self.stall = stall
@@ -192,7 +200,7 @@ class Policy(Controller):
             self.no_load = np.asarray(no_load, dtype=float)
             self.kp = np.where(self.angle, stall / SERVO_ANGLE, 0.0)
             self.kd = stall / self.no_load
-            if inertia is not None:  # at most the explicit step's deadbeat gain J/h
+            if inertia is not None and servo == "explicit":  # at most the explicit step's deadbeat gain J/h
                 self.kd = np.minimum(self.kd, np.asarray(inertia, dtype=float) / dt)
             self.q_target = np.zeros(len(index))
             self.qd_target = np.zeros(len(index))
@@ -208,6 +216,14 @@ class Policy(Controller):
         if self.mode == "torque":
             return self.tau
         i = self.index
+        if self.servo != "explicit":  # the targets are held over the action: q*(t + h) = q*
+            n = state.q.shape[0]
+            kp, kd, e, ed = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(n)
+            kp[i], kd[i] = self.kp, self.kd
+            e[i] = angle_error(self.servo, self.q_target, self.q_target, state.q[i], state.qd[i], self.dt)
+            ed[i] = self.qd_target - state.qd[i]
+            self.tau[i] = stable_pd(state.M, kp, kd, e, ed, self.dt, implicit=self.servo == "implicit_pd")[i]
+            return self.tau
         self.tau[i] = self.kp * (self.q_target - state.q[i]) + self.kd * (self.qd_target - state.qd[i])
         return self.tau
 
@@ -220,14 +236,15 @@ class LabEnv(gym.Env):
     ``control_dt``: seconds per action; ``action_mode``: ``"torque"`` or ``"position"``;
     ``reward(env, prev_state, state, power) -> float`` and ``terminate(env, state) -> bool`` replace
     the robot's defaults; ``divergence_penalty``: see the docstring; ``render_mode``: ``"rgb_array"``
-    or ``"human"``."""
+    or ``"human"``; ``servo``: the position mode's servo, ``"implicit_pd"``, ``"stable_pd"`` or ``"explicit"``
+    (see the docstring)."""
 
     metadata = {"render_modes": ["human", "rgb_array"], "render_fps": round(1.0 / CONTROL_DT)}
 
     def __init__(self, scenario: Any = "snake_passive_creeping", overrides=None, control_dt: float | None = None,
                  reward: Callable | None = None, terminate: Callable | None = None, render_mode: str | None = None,
                  render_size: tuple[int, int] = (640, 480), action_mode: str = "torque",
-                 divergence_penalty: float = DIVERGENCE_PENALTY, base_overrides=None):
+                 divergence_penalty: float = DIVERGENCE_PENALTY, base_overrides=None, servo: str = "implicit_pd"):
         from lab.api import load_scenario
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -247,6 +264,9 @@ class LabEnv(gym.Env):
         self.terminate_fn = terminate if terminate is not None else default_terminate
         self.divergence_penalty = float(divergence_penalty)
         self.action_mode = action_mode
+        if servo not in SERVOS:
+            raise ValueError(f"servo: must be one of {SERVOS}, got {servo!r}")
+        self.servo = servo
         self.render_mode = render_mode
         self.render_size = (int(render_size[0]), int(render_size[1]))
         self.metadata = {**self.metadata, "render_fps": round(1.0 / self.control_dt)}
@@ -305,7 +325,7 @@ class LabEnv(gym.Env):
         def make_policy(w):
             J = None if w.motors.inertia is None else w.motors.inertia[self.act_index]
             return Policy(w.n_joints, self.act_index, self.act_limit, self.action_mode, self.no_load, self._ranges,
-                          J, w.dt)
+                          J, w.dt, self.servo)
 
         # exactly lab run's set-up (World, robot, arena, trial bodies, force laws), with the policy as the
         # controller and a ledger that books the motors' work only (no time series)

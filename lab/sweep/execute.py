@@ -375,7 +375,7 @@ def run_local(tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
 
 
 def _status_counts(rows: dict) -> dict:
-    counts = {"ok": 0, "diverged": 0, "failed": 0}
+    counts = {"ok": 0, "diverged": 0, "unstable": 0, "failed": 0}
     for r in rows.values():
         counts[r.get("status", "failed")] = counts.get(r.get("status", "failed"), 0) + 1
     return counts
@@ -516,7 +516,7 @@ def _run_sweep(sweep, specs, scenarios, output, started, workers, scheduler, ret
         provenance(time.perf_counter() - t0)
     output.close()
     c = _status_counts(rows)
-    print(f"{len(rows)}/{len(specs)} runs finished ({c['ok']} ok, {c['diverged']} diverged, {c['failed']} failed) "
+    print(f"{len(rows)}/{len(specs)} runs finished ({c['ok']} ok, {c['diverged']} diverged, {c['unstable']} unstable, {c['failed']} failed) "
           f"in {time.perf_counter() - t0:.1f} s; results.parquet, results.csv in {out}/")
     if interrupted:
         print(f"interrupted: resume with  lab sweep {out / 'sweep.toml'} --out {out}", file=sys.stderr)

@@ -157,6 +157,7 @@ def test_run_with_compiled_loops_matches_the_numpy_oracles(name, monkeypatch):
     monkeypatch.setattr(friction, "coulomb", oracles.friction.coulomb)
     monkeypatch.setattr(passive_creeping, "coupling_torques", oracles.passive_creeping.coupling_torques)
     monkeypatch.setattr(serpenoid, "serpenoid", oracles.serpenoid.serpenoid)
+    monkeypatch.setattr(serpenoid, "serpenoid_spd", oracles.serpenoid.serpenoid_spd)  # its implicit servo
     b = run()
     assert np.abs(a["E"]).max() > 1e-6  # something moved
     for k in ("xy", "q", "tau", "E", "W_in", "W_d"):

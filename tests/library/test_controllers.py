@@ -39,7 +39,7 @@ def test_passive_creeping_saturates_at_effort():
 
 
 def test_serpenoid_reference_and_wave_direction():
-    c = Serpenoid(SerpenoidParams(alpha=0.4, omega=1.0, beta=0.5, gamma=0.1, kp=2.0, kd=0.1))
+    c = Serpenoid(SerpenoidParams(alpha=0.4, omega=1.0, beta=0.5, gamma=0.1, kp=2.0, kd=0.1, servo="explicit"))
     s = make_state(n=5, t=0.3)
     c.reset(s.model, 0.001)
     q_ref, qd_ref = c.reference(0.3)

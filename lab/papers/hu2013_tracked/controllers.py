@@ -44,6 +44,7 @@ from lab.papers.hu2013_tracked.model.params import DriveLimits
 from lab.core.state import ModelInfo, RobotState
 from lab.core.fields import Validated, choice, info, num
 from lab.controllers.base import Controller, register_controller
+from lab.controllers.servo import Servo, predict_qdd, servo_field
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
 TWO_PI_3 = 2 * math.pi / 3
@@ -129,6 +130,19 @@ class TrackedClimbParams(DriveLimits, Validated):
     kp_motor: float = num(3e-6, ge=0, le=1e5, doc="motor speed loop (differential), proportional")
     ki_motor: float = num(2.5e-4, ge=0, le=1e5, doc="motor speed loop (differential), integral")
     log_every: int = num(5, ge=1, le=1000, unit="steps", doc="log a step for the run metrics every n steps")
+    servo: Servo = servo_field()
+
+    def servo_gains(self, joint_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
+        """(K_p, K_d) per joint of the speed loops, for the step bound: a PI on a joint's speed error is a
+        PD on its angle error with K_d = k_p and K_p = k_i (arm and drive joints; the other joints none).
+        None for the differential mode (its loop is on the motor speed, always explicit)."""
+        if self.mode != "independent":
+            return None
+        kp, kd = np.zeros(len(joint_names)), np.zeros(len(joint_names))
+        for name, (p, d) in (("arm_joint", (self.ki_arm, self.kp_arm)), ("drive_joint", (self.ki_drive, self.kp_drive))):
+            if name in joint_names:
+                kp[joint_names.index(name)], kd[joint_names.index(name)] = p, d
+        return kp, kd
     arm_stop: float = info(3.1, unit="rad", doc="the arm's travel per climb from the face the flip began on")
 
 
@@ -139,11 +153,22 @@ class _PI:
         self.kp, self.ki, self.limit = kp, ki, limit
         self.i = 0.0
 
-    def __call__(self, err: float, dt: float) -> float:
+    def __call__(self, err: float, dt: float, h_qdd: float = 0.0, implicit: bool = False) -> float:
+        """One step of the loop on the speed error ``err``; ``h_qdd`` = h q̈ predicted (Stable PD: the
+        proportional term on the next step's speed error, err − h q̈; 0: the explicit loop; ``implicit``:
+        the integral term on the next step's angle error too, i⁺ − h² q̈)."""
         if self.ki > 0:
-            self.i = min(max(self.i + err * dt, -self.limit / self.ki), self.limit / self.ki)
-        u = self.kp * err + self.ki * self.i
+            self.i = self._next_i(err, dt)
+        u = self.kp * (err - h_qdd) + self.ki * (self.i - dt * h_qdd if implicit else self.i)
         return min(max(u, -self.limit), self.limit)
+
+    def _next_i(self, err: float, dt: float) -> float:
+        return min(max(self.i + err * dt, -self.limit / self.ki), self.limit / self.ki)
+
+    def unsaturated(self, err: float, dt: float) -> float:
+        """k_p err + k_i i⁺: the loop's output before the clamp, without advancing the integral (the
+        right-hand side of the Stable PD prediction)."""
+        return self.kp * err + (self.ki * self._next_i(err, dt) if self.ki > 0 else 0.0)
 
     def reset(self) -> None:
         self.i = 0.0
@@ -366,7 +391,7 @@ class TrackedClimb(Controller):
                     self.x_best, self.t_best = x_com, state.t
                 self.t_at_stop = state.t - self.t_best
                 w_arm = 0.0 if at_stop else self.arm_speed_cmd()
-                tau_arm = self.arm_pi(w_arm - th_dot, dt)
+                arm_err = w_arm - th_dot
                 v = self.climb_track_speed() if self.phase == Phase.CLIMB else min(p.advance_speed, p.track_speed_max)
             elif self.phase == Phase.DRIVE_ON:
                 # drive on with the arm stowed straight back over the new level (its wheel would catch
@@ -374,12 +399,12 @@ class TrackedClimb(Controller):
                 q_stow = flat_pitch(pitch) + ARM_STOW
                 w_arm = min(max(ARM_STOW_GAIN * (q_stow - float(state.q[self.j_arm])), -self.arm_speed_cmd()),
                             self.arm_speed_cmd())
-                tau_arm = self.arm_pi(w_arm - th_dot, dt)
+                arm_err = w_arm - th_dot
                 v = min(p.advance_speed, p.track_speed_max)
             else:
-                tau_arm = 0.0  # approach: gravity holds the arm, its wheel trailing on the ground
+                arm_err = None  # approach: gravity holds the arm, its wheel trailing on the ground
                 v = min(p.advance_speed, p.track_speed_max)
-            tau_drive = self.drive_pi(v / r - psi_dot, dt)
+            tau_arm, tau_drive = self._speed_loops(state, arm_err, v / r - psi_dot)
             tau_m = (tau_arm + tau_drive / p.i2) / (p.i0 * p.i1)
         tau[self.j_arm] = tau_arm
         tau[self.j_drive] = tau_drive
@@ -390,6 +415,34 @@ class TrackedClimb(Controller):
             self._log(state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m)
         self.k += 1
         return tau
+
+    @property
+    def needs_mass_matrix(self) -> bool:
+        return self.params.servo != "explicit" and self.params.mode == "independent"
+
+    def _speed_loops(self, state: RobotState, arm_err: float | None, drive_err: float) -> tuple[float, float]:
+        """The arm's (None: off) and the drive's PI speed loops, stepped as ``servo`` says
+        (:mod:`lab.controllers.servo`): the proportional terms act on the speed error one step on, err − h q̈,
+        q̈ from (M + h K_d) q̈ = the loops' unclamped outputs (K_d = each loop's k_p on its joint). The
+        integral keeps its explicit convention i⁺ = i + h·err in ``implicit_damping`` and ``stable_pd``
+        (one form here: the PI's angle error already includes h·err, Tan's q + h q̇); ``implicit_pd`` also
+        takes it at the next state, i⁺ − h² q̈, with (M + h K_d + h² K_i) q̈."""
+        dt = self.dt
+        servo = self.params.servo
+        if servo == "explicit":
+            tau_arm = 0.0 if arm_err is None else self.arm_pi(arm_err, dt)
+            return tau_arm, self.drive_pi(drive_err, dt)
+        implicit = servo == "implicit_pd"
+        n = self.model.n_joints
+        k, u = np.zeros(n), np.zeros(n)
+        ja, jd = self.j_arm, self.j_drive
+        loops = [(jd, self.drive_pi, drive_err)] + ([] if arm_err is None else [(ja, self.arm_pi, arm_err)])
+        for j, pi, err in loops:
+            k[j] = pi.kp + (dt * pi.ki if implicit else 0.0)
+            u[j] = pi.unsaturated(err, dt)
+        h_qdd = dt * predict_qdd(state.M, k, u, dt)
+        tau_arm = 0.0 if arm_err is None else self.arm_pi(arm_err, dt, float(h_qdd[ja]), implicit)
+        return tau_arm, self.drive_pi(drive_err, dt, float(h_qdd[jd]), implicit)
 
     def _log(self, state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m) -> None:
         L = self.log

@@ -1,0 +1,147 @@
+"""No run ends "ok" while it chatters: the loader's servo step bound and the run-time watch (lab.core.instability)."""
+
+import dataclasses
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from lab.core import scenario as scn
+from lab.core.errors import Diverged, LabError, Unstable
+from lab.core.instability import FLIP_STEPS, RESIDUAL_EVERY_S, RESIDUAL_GROWING, RESIDUAL_REL, InstabilityWatch
+from lab.core.runner import run_scenario
+
+
+class _State:
+    def __init__(self, t, ke=0.0):
+        self.t = t
+        self.kinetic_energy = ke
+
+
+def _feed(watch, taus, dt):
+    """Drive the watch as the run loop does (lab.core.observers: on_start, then on_step after each step)."""
+    watch.on_start(None, _State(0.0))
+    for k, tau in enumerate(taus):
+        watch.on_step(k, _State(k * dt), np.asarray(tau, float), {}, _State((k + 1) * dt))
+
+
+def test_watch_stops_a_torque_that_flips_sign_every_step():
+    """A limit cycle at the effort (the explicit serpenoid beyond its bound): Unstable once FLIP_STEPS flips
+    have run in a row — not one step earlier — naming the joint and the largest step that would hold."""
+    taus = [[0.01, 1.5 * (-1) ** k, 0.2] for k in range(FLIP_STEPS + 1)]
+    _feed(InstabilityWatch(0.002, np.full(3, 1.5), step_bound=lambda: 0.00145), taus[:FLIP_STEPS], 0.002)
+    with pytest.raises(Unstable) as exc:
+        _feed(InstabilityWatch(0.002, np.full(3, 1.5), step_bound=lambda: 0.00145), taus, 0.002)
+    e = exc.value
+    assert isinstance(e, Diverged)  # every `except Diverged` (env, studies) catches it too
+    assert e.max_dt == 0.00145 and "joint 1" in e.reason and "0.00145 s" in str(e)
+    assert e.t == pytest.approx(FLIP_STEPS * 0.002 + 0.002)
+
+
+@pytest.mark.parametrize("case", ["zero crossing", "noise at zero", "one break", "no bound"])
+def test_watch_lets_healthy_torques_through(case):
+    """A gait's torque crossing zero (a flip once per half period), alternating noise below 1 % of the
+    effort (jumps of 0.8 %), and an alternation broken once: no alarm. Without a bound the message says so."""
+    dt, n = 0.001, 3000
+    t = np.arange(n) * dt
+    if case == "zero crossing":
+        taus = np.column_stack([0.1 * np.sin(2 * t), 0.1 * np.cos(2 * t)])
+    elif case == "noise at zero":
+        taus = np.column_stack([0.004 * (-1.0) ** np.arange(n), np.zeros(n)])  # jumps of 0.8 % of the effort
+    elif case == "one break":
+        a = 1.0 * (-1.0) ** np.arange(n)
+        a[FLIP_STEPS // 2::FLIP_STEPS - 2] *= -1  # the alternation is broken before it runs FLIP_STEPS long
+        taus = np.column_stack([a, np.zeros(n)])
+    else:
+        with pytest.raises(Unstable, match="no stable step can be computed"):
+            _feed(InstabilityWatch(dt, np.ones(2)), np.column_stack([(-1.0) ** np.arange(n), np.zeros(n)]), dt)
+        return
+    _feed(InstabilityWatch(dt, np.ones(2)), taus, dt)
+
+
+class _Ledger:
+    """A recorder stand-in whose ledger residual follows a given sequence (one value per check)."""
+
+    def __init__(self, rels, every):
+        self.rels, self.every, self.calls = list(rels), every, 0
+
+    def balance(self, _E):
+        r = self.rels[min(self.calls, len(self.rels) - 1)]
+        self.calls += 1
+        return {"residual_rel": r}
+
+
+@pytest.mark.parametrize("rels, fails", [
+    ([0.01, 0.05, 0.11, 0.2, 0.3, 0.5, 0.8], True),  # above the bar and growing at each check
+    ([0.2, 0.2, 0.2, 0.2, 0.2, 0.2, 0.2], False),  # large but steady: a model error, not an instability
+    ([0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07], False),  # growing but under the bar
+])
+def test_watch_stops_a_growing_ledger_residual(rels, fails):
+    """The ledger's residual above RESIDUAL_REL of the work and larger at each of RESIDUAL_GROWING checks in
+    a row: Unstable; a large steady residual or a small growing one: not."""
+    assert (max(rels) > RESIDUAL_REL) or not fails
+    dt = 0.01
+    every = int(round(RESIDUAL_EVERY_S / dt))
+    ledger = _Ledger(rels, every)
+    taus = np.zeros((every * len(rels), 1))
+    if fails:
+        with pytest.raises(Unstable, match="residual"):
+            _feed(InstabilityWatch(dt, np.ones(1), ledger=ledger), taus, dt)
+        assert ledger.calls == RESIDUAL_GROWING + 1  # the first check with RESIDUAL_GROWING rises above the bar
+    else:
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=ledger), taus, dt)
+        assert ledger.calls == len(rels)
+
+
+def test_loader_refuses_the_explicit_servo_beyond_its_bound():
+    """One error line naming the field and the largest step; the implicit servo is not refused; a step
+    under the bound is accepted."""
+    with pytest.raises(LabError) as exc:
+        scn.load("snake_serpenoid", ["sim.dt=0.002", "controller.servo=explicit"])
+    e = exc.value
+    assert e.where.endswith("sim.dt")  # the field (named after the --set that gave the step)
+    bound = float(e.what.split("dt < ")[1].split(" s")[0])
+    assert 0.001 < bound < 0.002 and "\n" not in str(e)
+    scn.load("snake_serpenoid", [f"sim.dt={bound * 0.99}", "controller.servo=explicit"])
+    scn.load("snake_serpenoid", ["sim.dt=0.002", "controller.servo=implicit_pd"])
+    # Tan's form keeps a bound of its own where k_d/k_p is short (the unified servo's 0.5 ms: ~0.55 ms),
+    # which the implicit form does not have (a wider friction slip_tol lifts the friction's own bound)
+    over = ["sim.dt=0.001", "friction.slip_tol=0.01"]
+    with pytest.raises(LabError, match="stable_pd"):
+        scn.load("snake_unified_locomotion", over + ["controller.servo=stable_pd"])
+    scn.load("snake_unified_locomotion", over + ["controller.servo=implicit_pd"])
+
+
+def test_cli_refusal_is_one_line_and_exit_2(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "lab.cli", "run", "snake_serpenoid", "--duration", "0.1",
+                          "--set", "sim.dt=0.002", "--set", "controller.servo=explicit", "--out", str(tmp_path / "r")],
+                         capture_output=True, text=True)
+    assert out.returncode == 2
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "sim.dt" in lines[0], out.stderr
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_a_chattering_run_ends_unstable_with_its_data(tmp_path):
+    """The issue's case: the explicit serpenoid servo at 2 ms (past the loader, as a spec the loader
+    cannot bound would be) chatters at the effort and used to end "ok"; now it ends "unstable" within a
+    fraction of a second, its cause and the largest step that would hold in metrics.json, data kept.
+    At 1 ms (under the bound) the same run is "ok"."""
+    from lab.results import write_run
+    from lab.core.outputs import prepare
+
+    sc = scn.load("snake_serpenoid", ["sim.duration=2", "controller.servo=explicit"])
+    bad = dataclasses.replace(sc, sim=dataclasses.replace(sc.sim, dt=0.002))
+    res = run_scenario(bad)
+    assert res.status == "unstable"
+    m = res.metrics
+    assert 0 < m["unstable_at_s"] < 0.5 and "changed sign" in m["unstable_cause"]
+    assert 0.001 < m["unstable_max_dt_s"] < 0.002
+    assert len(res.series["t"]) > 2  # the data so far
+    write_run(prepare(tmp_path / "run", "run"), res, plots=False, provenance={})
+    saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert saved["status"] == "unstable" and saved["unstable_max_dt_s"] == pytest.approx(m["unstable_max_dt_s"])
+    assert run_scenario(sc).status == "ok"
