@@ -106,6 +106,15 @@ def _limit_loop(tau, qd, stall, no_load, inv_no_load, j_over_h, out):
 _limit = compiled(_limit_loop)  # the one implementation (NUMBA_DISABLE_JIT=1 runs it as Python)
 
 
+def _limit_packed_loop(tau, qd, lines, out):
+    """:func:`_limit_loop` with the four per-joint arrays packed as the rows of ``lines`` (4, J): the
+    per-step call (Motors.limit) passes four arrays instead of seven (the dispatch costs per argument)."""
+    return _limit(tau, qd, lines[0], lines[1], lines[2], lines[3], out)
+
+
+_limit_packed = compiled(_limit_packed_loop)
+
+
 def limit_torque(tau, qd, stall_torque, no_load_speed, inertia=None, dt: float | None = None) -> np.ndarray:
     """Joint torques ``tau`` (J,) clipped to each joint's torque–speed line at speeds ``qd`` (J,)
     (module docstring). ``stall_torque``, ``no_load_speed`` and ``inertia`` are scalars or (J,)
@@ -151,6 +160,8 @@ class Motors:
             object.__setattr__(self, "inertia", J)
             jh = J / float(self.dt)
         object.__setattr__(self, "_j_over_h", jh)
+        object.__setattr__(self, "_lines", np.ascontiguousarray(np.stack([s, w, self._inv, jh])))
+        object.__setattr__(self, "_n", int(s.shape[0]))
 
     @classmethod
     def unlimited(cls, n_joints: int) -> "Motors":
@@ -169,11 +180,11 @@ class Motors:
 
     def limit(self, tau: np.ndarray, qd: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """``tau`` clipped to the lines at joint speeds ``qd`` (a new array unless ``out`` is given)."""
-        if tau.shape[0] != self.stall_torque.shape[0] or qd.shape[0] != tau.shape[0]:
-            raise ValueError(f"tau: one torque per joint ({self.stall_torque.shape[0]}) and a speed for each, "
+        n = self._n
+        if tau.shape[0] != n or qd.shape[0] != n:
+            raise ValueError(f"tau: one torque per joint ({n}) and a speed for each, "
                              f"got {tau.shape[0]} and {qd.shape[0]}")
-        return _limit(tau, qd, self.stall_torque, self.no_load_speed, self._inv, self._j_over_h,
-                      np.empty(tau.shape[0]) if out is None else out)
+        return _limit_packed(tau, qd, self._lines, np.empty(n) if out is None else out)
 
     def bounds(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(τ_lo, τ_hi) at joint speeds ``qd``: what :meth:`limit` clips to (the module docstring)."""

@@ -73,6 +73,19 @@ class Recorder:
         """Book one step: the joints' work τ·q̇ and each force law's work (``forces``: name → the
         law's output, an (N, 3) force array or a Wrench), both with the trapezoidal velocity."""
         dt = self.dt
+        if len(forces) == 1 and self.mg_W is None:
+            # the common step (one law's force array, no engine contacts metered): both powers in one
+            # compiled call; the same sums in the same order as the general path below
+            (name, out), = forces.items()
+            if type(out) is np.ndarray:
+                p_in, p = kernels.ledger_powers(tau, pre.qd, post.qd, out, pre.v_W, post.v_W)
+                self.work_in += dt * p_in
+                self.work_in_abs += dt * abs(p_in)
+                self.work_ext[name] += dt * p
+                self.steps += 1
+                if self.steps % self.every == 0:
+                    self._sample(post, tau, p_in, -(0.0 + p))
+                return
         p_in = 0.5 * kernels.joint_power2(tau, pre.qd, post.qd) if tau.size else 0.0
         self.work_in += dt * p_in
         self.work_in_abs += dt * abs(p_in)

@@ -220,7 +220,11 @@ class RobotState:
         return (m @ self.v_W) / m.sum()
 
     def is_finite(self) -> bool:
-        # one reduction: NaN or inf anywhere makes the sum non-finite
+        # one reduction: NaN or inf anywhere makes the sum non-finite (World.read_state's kernel sums as
+        # it fills the snapshot and leaves the answer in _finite)
+        f = self.__dict__.get("_finite")
+        if f is not None:
+            return f
         if self.flat is not None:
             return math.isfinite(self.flat.sum())
         return math.isfinite(self.p_W.sum() + self.v_W.sum() + self.w_W.sum())

@@ -10,17 +10,19 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import operator
 import os
 import tempfile
 import time
 from dataclasses import dataclass, replace
+from itertools import chain
 
 import numpy as np
 from lab.core.engine import connect, pb, quiet_stdout
 
 from lab.core.actuators import Motors
 from lab.core.errors import Diverged
-from lab.core.kernels import contact_rows, forward_kinematics
+from lab.core.kernels import contact_rows, forward_kinematics, snapshot
 from lab.core.wrench import Wrench
 from lab.core.state import BodyState, ModelInfo, RobotState
 
@@ -28,6 +30,9 @@ log = logging.getLogger(__name__)
 
 WORLD_FRAME, TORQUE_CONTROL = pb.WORLD_FRAME, pb.TORQUE_CONTROL  # module constants: no attribute lookups per step
 FLOOR_LIMIT_M = -0.05  # a link COM this far below the floor has gone through it
+_ANGLE_RATE = operator.itemgetter(0, 1)  # (angle, rate) of a getJointStates entry
+_APPLY_FORCE = pb.applyExternalForce  # (body, link, force, position, flags, client): World.apply
+_PAD = (0.0,)  # pads the base row's 13 values to 7 pairs (World._read_compiled)
 
 
 def plane_space_dot(n, d) -> float:
@@ -261,6 +266,15 @@ class World:
         tables = self._fk_tree if self._fk_tree is not None or infos else (np.zeros((1, 3), np.int64), np.zeros((1, 18)))
         self.model = replace(self.model, gravity_W=np.array(self.gravity_W, float),
                              tree=None if tables is None else tables[0], frames=None if tables is None else tables[1])
+        # read_state's engine calls, bound to this body and client with every argument positional
+        cid, bind = self.client._client, functools.partial
+        self._rd_base_pose = bind(pb.getBasePositionAndOrientation, body, cid)
+        self._rd_base_vel = bind(pb.getBaseVelocity, body, cid)
+        self._rd_joint_states = bind(pb.getJointStates, body, self._joint_ids, cid)
+        # getLinkState(body, link 0, computeLinkVelocity=0, computeForwardKinematics=1)
+        self._rd_fk_refresh = bind(pb.getLinkState, body, 0, 0, 1, cid)
+        self._cid = cid
+        self._engine_links = list(range(-1, self.n_links - 1))  # the snapshot's rows as engine link indices
         return body
 
     FK_CHECK_TOL = 1e-9  # the load-time check of the compiled pass (tests compare it to 1e-12)
@@ -558,8 +572,9 @@ class World:
         the compiled forward-kinematics pass (:meth:`_fk_pass`); robots outside that pass read every link
         from the engine (:meth:`_read_links_engine`)."""
         b = self.robot
-        if self._fk_tree is not None and self._fk:
-            a, R, qj, qdj = self._fk_pass(self._fk_tree)
+        tree = self._fk_tree
+        if tree is not None and self._fk:
+            return self._read_compiled(tree)
         elif self.n_links > 1:
             # the engine's own link states; with EngineOptions.forward_kinematics off (a fault of the
             # fault matrix) Bullet's frames of the previous step's collision pass, one step stale
@@ -579,11 +594,7 @@ class World:
             for cp in self._pb_contacts(bodyA=b, bodyB=self.ground):
                 fn[cp[3] + 1] += cp[9]
         contacts = self._read_contacts() if self.record_contacts else None
-        extra = {}
-        for name, (bid, m) in self.bodies.items():
-            bp, bq = self._pb_base_pose(bid)
-            bv, bw = self._pb_base_vel(bid)
-            extra[name] = BodyState(np.array(bp), np.array(bq), np.array(bv), np.array(bw), m)
+        extra = self._read_bodies()
         prev = self._prev
         state = RobotState(t=self.t, p_W=p, quat_W=quat, v_W=v, w_W=w, q=qj, qd=qdj, model=self.model, fn=fn,
                            extra=extra, contacts=contacts, prev_v_W=None if prev is None else prev.v_W,
@@ -596,6 +607,54 @@ class World:
                 M[k, k] += self._gear_inertia
         self._prev = state
         return state
+
+    def _read_compiled(self, tables) -> RobotState:
+        """:meth:`read_state` through the compiled pass, the per-step path: the engine's answers go into
+        one array (one ``fromiter``: the base row, then each joint's angle and rate), and one kernel call
+        (:func:`lab.kernels.snapshot`) fills every link's row and frame, the kinetic energies and the
+        finite flag, which the snapshot then carries (its lazy attributes filled, so the controller, the
+        ledger and the divergence check compute nothing again). The engine calls are bound to this body
+        and client positionally (keyword arguments cost a dict per call). The same values, to the bit, as
+        :meth:`_fk_pass` with the lazy attributes (tests/test_world.py)."""
+        pos, orn = self._rd_base_pose()
+        lin, ang = self._rd_base_vel()
+        js = self._rd_joint_states() if self.n_joints else ()
+        self._rd_fk_refresh()  # applyExternalForce's lever arms: see _fk_pass
+        J = self.n_joints
+        raw = np.fromiter(chain(pos, orn, lin, ang, _PAD, chain.from_iterable(map(_ANGLE_RATE, js))), float,
+                          14 + 2 * J).reshape(7 + J, 2)
+        n = self.n_links
+        a = np.empty((n, 13))
+        R = np.empty((n, 3, 3))
+        model = self.model
+        e_t, e_r, finite = snapshot(raw, a, R, tables[0], tables[1], model.mass, model.I_diag)
+        fn = None
+        if self.measure_contacts:
+            fn = np.zeros(n)
+            for cp in self._pb_contacts(bodyA=self.robot, bodyB=self.ground):
+                fn[cp[3] + 1] += cp[9]
+        contacts = self._read_contacts() if self.record_contacts else None
+        extra = self._read_bodies() if self.bodies else {}
+        prev = self._prev
+        jr = raw[7:]
+        state = RobotState(self.t, a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13], jr[:, 0], jr[:, 1], model, fn, extra,
+                           None if prev is None else prev.v_W, None if prev is None else prev.w_W, contacts, a)
+        d = state.__dict__  # what the lazy attributes would compute, computed by the kernel
+        d["R_WB"] = R
+        d["_energies"] = (e_t, e_r)
+        d["kinetic_energy"] = e_t + e_r
+        d["_finite"] = finite
+        self._prev = state
+        return state
+
+    def _read_bodies(self) -> dict:
+        """The extra bodies' states (payload, obstacle) by name."""
+        extra = {}
+        for name, (bid, m) in self.bodies.items():
+            bp, bq = self._pb_base_pose(bid)
+            bv, bw = self._pb_base_vel(bid)
+            extra[name] = BodyState(np.array(bp), np.array(bq), np.array(bv), np.array(bw), m)
+        return extra
 
     def _read_contacts(self) -> np.ndarray:
         """(k, 12) rows [link (0 = base), other body, p_W (3, on the other body), n_W (3, from the other
@@ -631,13 +690,15 @@ class World:
             self._pb_motor_array(b, self._joint_ids, TORQUE_CONTROL, forces=tau.tolist())
         if wrench is None:
             return tau
-        force = self._pb_force
         F_W = wrench.F_W if isinstance(wrench, Wrench) else wrench
-        for i, (f, p) in enumerate(zip(F_W.tolist(), state.p_W.tolist())):
+        # one applyExternalForce per pushed link (PyBullet has no batched call), every argument positional
+        force, cid = _APPLY_FORCE, self._cid
+        for i, f, p in zip(self._engine_links, F_W.tolist(), state.p_W.tolist()):
             if f[0] or f[1] or f[2]:
-                force(b, i - 1, f, p, WORLD_FRAME)
+                force(b, i, f, p, WORLD_FRAME, cid)
         if not isinstance(wrench, Wrench):
             return tau
+        force = self._pb_force
         if wrench.T_W is not None:
             torque = self._pb_torque
             for i, tq in enumerate(wrench.T_W.tolist()):
