@@ -228,18 +228,19 @@ def forward_kinematics(flat, R, tree, frames, qj):
 
 
 @compiled
-def snapshot(raw, flat, R, tree, frames, mass, I_diag):
+def snapshot(raw, flat, R, tree, body):
     """The World's whole snapshot in one call (World.read_state): ``raw`` (7 + J, 2) is the engine's
     answer packed flat, the base row [p_W, quat_W, v_W, w_W] in its first 13 values (the 14th unused) and
     each movable joint's [angle, rate] in the rows 7…; ``flat`` (N, 13) and ``R`` (N, 3, 3) are filled by
-    :func:`forward_kinematics`. Returns (E_T, E_R, finite): :func:`energies` of the filled rows (the same
+    :func:`forward_kinematics` from ``tree`` and the first 18 columns of ``body`` (N, 22), its ``frames``;
+    ``body``'s column 18 is each link's mass, 19–21 its principal moments (ModelInfo.I_diag). Returns (E_T, E_R, finite): :func:`energies` of the filled rows (the same
     loop, so the same bits as the lazy attribute computes) and whether every value of ``flat`` is finite
     (their running sum is, as RobotState.is_finite tested it with one reduction). One dispatch instead of
     three, and no per-step numpy glue: on a 10-link snake the glue cost more than the arithmetic."""
     for a in range(13):
         flat[0, a] = raw[a // 2, a % 2]
-    forward_kinematics(flat, R, tree, frames, raw[7:])
-    e_t, e_r = energies(flat[:, 7:10], flat[:, 10:13], R, mass, I_diag)
+    forward_kinematics(flat, R, tree, body, raw[7:])
+    e_t, e_r = energies(flat[:, 7:10], flat[:, 10:13], R, body[:, 18], body[:, 19:22])
     s = 0.0
     for i in range(flat.shape[0]):
         for a in range(13):

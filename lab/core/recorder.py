@@ -133,9 +133,19 @@ class Recorder:
         self.W_contacts[k] = self.work_contact
         self.xy[k] = s.p_W[:, :2]
         self.z[k] = s.p_W[:, 2]
-        self.pitch[k] = np.arcsin(np.clip(s.x_axis_W[:, 2], -1.0, 1.0))
+        # arcsin of the x axis's height clipped to [−1, 1], written in place (np.clip's wrapper costs more
+        # than the arithmetic on a 10-link row; maximum then minimum select the same values)
+        row = self.pitch[k]
+        np.maximum(s.x_axis_W[:, 2], -1.0, out=row)
+        np.minimum(row, 1.0, out=row)
+        np.arcsin(row, out=row)
         self.com[k] = s.com_W
-        self.yaw[k] = s.yaw
+        yaw = s.__dict__.get("yaw")
+        if yaw is None:  # not asked for by the step: RobotState.yaw's formula, into the row
+            ax = s.x_axis_W
+            np.arctan2(ax[:, 1], ax[:, 0], out=self.yaw[k])
+        else:
+            self.yaw[k] = yaw
         self.q[k] = s.q
         self.qd[k] = s.qd
         self.tau[k] = tau

@@ -89,6 +89,14 @@ class ModelInfo:
         return w
 
     @property
+    def total_mass(self) -> float:
+        """Σ m_i (``mass.sum()``, computed once: the centre of mass divides by it every sample)."""
+        m = self.__dict__.get("_total_mass")
+        if m is None:
+            m = self.__dict__["_total_mass"] = self.mass.sum()
+        return m
+
+    @property
     def n_joints(self) -> int:
         return len(self.joint_names) if self.joint_names else self.n_links - 1
 
@@ -210,14 +218,14 @@ class RobotState:
     @lazy
     def com_W(self) -> np.ndarray:
         """(3,) centre of mass of the robot."""
-        m = self.model.mass
-        return (m @ self.p_W) / m.sum()
+        m = self.model
+        return (m.mass @ self.p_W) / m.total_mass
 
     @lazy
     def com_v_W(self) -> np.ndarray:
         """(3,) velocity of the centre of mass."""
-        m = self.model.mass
-        return (m @ self.v_W) / m.sum()
+        m = self.model
+        return (m.mass @ self.v_W) / m.total_mass
 
     def is_finite(self) -> bool:
         # one reduction: NaN or inf anywhere makes the sum non-finite (World.read_state's kernel sums as

@@ -266,6 +266,8 @@ class World:
         tables = self._fk_tree if self._fk_tree is not None or infos else (np.zeros((1, 3), np.int64), np.zeros((1, 18)))
         self.model = replace(self.model, gravity_W=np.array(self.gravity_W, float),
                              tree=None if tables is None else tables[0], frames=None if tables is None else tables[1])
+        self._snap_tables = None if self._fk_tree is None else (  # lab.kernels.snapshot's tree and body arrays
+            self._fk_tree[0], np.ascontiguousarray(np.hstack([self._fk_tree[1], mass[:, None], self.model.I_diag])))
         # read_state's engine calls, bound to this body and client with every argument positional
         cid, bind = self.client._client, functools.partial
         self._rd_base_pose = bind(pb.getBasePositionAndOrientation, body, cid)
@@ -572,9 +574,8 @@ class World:
         the compiled forward-kinematics pass (:meth:`_fk_pass`); robots outside that pass read every link
         from the engine (:meth:`_read_links_engine`)."""
         b = self.robot
-        tree = self._fk_tree
-        if tree is not None and self._fk:
-            return self._read_compiled(tree)
+        if self._fk_tree is not None and self._fk:
+            return self._read_compiled(self._snap_tables)
         elif self.n_links > 1:
             # the engine's own link states; with EngineOptions.forward_kinematics off (a fault of the
             # fault matrix) Bullet's frames of the previous step's collision pass, one step stale
@@ -626,8 +627,7 @@ class World:
         n = self.n_links
         a = np.empty((n, 13))
         R = np.empty((n, 3, 3))
-        model = self.model
-        e_t, e_r, finite = snapshot(raw, a, R, tables[0], tables[1], model.mass, model.I_diag)
+        e_t, e_r, finite = snapshot(raw, a, R, tables[0], tables[1])
         fn = None
         if self.measure_contacts:
             fn = np.zeros(n)
@@ -636,8 +636,8 @@ class World:
         contacts = self._read_contacts() if self.record_contacts else None
         extra = self._read_bodies() if self.bodies else {}
         prev = self._prev
-        jr = raw[7:]
-        state = RobotState(self.t, a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13], jr[:, 0], jr[:, 1], model, fn, extra,
+        state = RobotState(self.t, a[:, 0:3], a[:, 3:7], a[:, 7:10], a[:, 10:13], raw[7:, 0], raw[7:, 1], self.model,
+                           fn, extra,
                            None if prev is None else prev.v_W, None if prev is None else prev.w_W, contacts, a)
         d = state.__dict__  # what the lazy attributes would compute, computed by the kernel
         d["R_WB"] = R
