@@ -1,0 +1,119 @@
+"""The per-step fast paths (World.read_state's one compiled call, the packed motor clip, the recorder's
+one-law step) give the same bits as the general code they stand in for: results must not change when
+the lab's own overhead is cut (docs/benchmarks.md)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lab.actuators import Motors, _limit
+from lab.core import kernels
+from lab.core.recorder import Recorder
+from lab.core.world import World
+from lab.forces.base import Wrench
+from lab.robots import SnakeSpec, TrackedSpec
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", [SnakeSpec(), TrackedSpec()], ids=["snake", "tracked"])
+def test_compiled_read_is_the_reference_pass_to_the_bit(spec):
+    """read_state's snapshot (lab.core.kernels.snapshot, its lazy attributes prefilled) equals the
+    reference pass (World._fk_pass: joint states as an array, lab.core.kernels.forward_kinematics) and the
+    lazy formulas (kernels.energies, the NaN reduction) exactly, in a random moving state."""
+    rng = np.random.default_rng(3)
+    w = World(dt=0.001)
+    try:
+        w.load_spec(spec, [0.1, -0.2, 0.3], 0.4)
+        J = w.n_joints
+        w.reset_state(q=rng.uniform(-0.5, 0.5, J), qd=rng.uniform(-2, 2, J), v_W=[0.2, -0.1, 0.05], w_W=[0.3, 0.1, 1.2])
+        s = w.read_state()
+        for _ in range(5):
+            w.apply(rng.uniform(-0.05, 0.05, J), rng.uniform(-0.2, 0.2, (w.n_links, 3)), s)
+            w.step_engine()
+            s = w.read_state()
+        flat, R, q, qd = w._fk_pass(w._fk_tree)
+        np.testing.assert_array_equal(s.flat, flat)
+        np.testing.assert_array_equal(s.R_WB, R)
+        np.testing.assert_array_equal(s.q, q)
+        np.testing.assert_array_equal(s.qd, qd)
+        m = s.model
+        e_t, e_r = kernels.energies(s.v_W, s.w_W, R, m.mass, m.I_diag)
+        assert s.energy_translational == e_t and s.energy_rotational == e_r  # bits, not approx
+        assert s.kinetic_energy == e_t + e_r
+        assert s.is_finite() is True
+    finally:
+        w.close()
+
+
+def test_snapshot_kernel_flags_a_non_finite_value():
+    """The kernel's finite flag is what the divergence check reads every step: a NaN or an inf in the
+    engine's answer (here the base row and a joint rate) must turn it False."""
+    w = World(dt=0.001)
+    try:
+        spec = SnakeSpec(n_modules=4)
+        w.load_spec(spec, [0, 0, spec.rest_height], 0.0)
+        tree, body = w._snap_tables
+        n, J = w.n_links, w.n_joints
+        raw = np.zeros((7 + J, 2))
+        raw[1, 1] = 1.0  # quaternion w (value 3 of the base row)
+        out = kernels.snapshot(raw, np.empty((n, 13)), np.empty((n, 3, 3)), tree, body)
+        assert out[2] is True
+        for where, bad in (((4, 0), math.nan), ((7 + J - 1, 1), math.inf)):
+            r = raw.copy()
+            r[where] = bad
+            assert kernels.snapshot(r, np.empty((n, 13)), np.empty((n, 3, 3)), tree, body)[2] is False
+    finally:
+        w.close()
+
+
+def test_packed_motor_clip_is_the_seven_array_clip():
+    """Motors.limit (the lines packed in one array) against the plain clip with the four per-joint arrays,
+    on random torques and speeds across every branch (motoring, braking, past ω0, one-step cap, no motor)."""
+    rng = np.random.default_rng(5)
+    m = Motors([1.0, 2.0, math.inf, 0.5, 3.0], [4.0, math.inf, 1.0, 2.0, 0.5], [0.01, 0.02, 0.03, 1e-5, 0.2], 0.001)
+    for _ in range(200):
+        tau = rng.uniform(-5, 5, 5)
+        qd = rng.uniform(-10, 10, 5)
+        ref = _limit(tau, qd, m.stall_torque, m.no_load_speed, m._inv, m._j_over_h, np.empty(5))
+        np.testing.assert_array_equal(m.limit(tau, qd), ref)
+    with pytest.raises(ValueError, match="tau: one torque per joint"):
+        m.limit(np.zeros(4), np.zeros(4))
+
+
+def test_recorder_one_law_step_books_what_the_general_path_books():
+    """One force law's array (the fast path) against the same forces given as a Wrench (the general
+    path): the ledger's totals and every sample equal to the bit over a random run."""
+    rng = np.random.default_rng(11)
+    N, J, steps = 6, 5, 40
+
+    class S:  # the fields the recorder reads
+        def __init__(self, t):
+            self.t = t
+            self.p_W = rng.normal(size=(N, 3))
+            self.v_W = rng.normal(size=(N, 3))
+            self.w_W = rng.normal(size=(N, 3))
+            self.q = rng.normal(size=J)
+            self.qd = rng.normal(size=J)
+            self.kinetic_energy = self.energy_translational = float(rng.uniform())
+            self.energy_rotational = 0.0
+            self.x_axis_W = rng.normal(size=(N, 3)) * 0.5
+            self.yaw = np.arctan2(self.x_axis_W[:, 1], self.x_axis_W[:, 0])
+            self.com_W = self.p_W.mean(0)
+            self.fn = None
+            self.contacts = None
+
+    states = [S(k * 0.001) for k in range(steps + 1)]
+    forces = [rng.normal(size=(N, 3)) for _ in range(steps)]
+    taus = [rng.normal(size=J) for _ in range(steps)]
+    recs = [Recorder(steps, 4, N, J, 0.001, ["friction"]) for _ in range(2)]
+    for rec, wrap in zip(recs, (lambda F: F, lambda F: Wrench(F_W=F))):
+        rec.start(states[0])
+        for k in range(steps):
+            rec.on_step(states[k], taus[k], {"friction": wrap(forces[k])}, states[k + 1])
+    fast, general = recs
+    assert fast.work_in == general.work_in and fast.work_in_abs == general.work_in_abs
+    assert fast.work_ext == general.work_ext and fast.work_ext["friction"] != 0.0
+    a, b = fast.series(), general.series()
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
