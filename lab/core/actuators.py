@@ -107,9 +107,10 @@ _limit = compiled(_limit_loop)  # the one implementation (NUMBA_DISABLE_JIT=1 ru
 
 
 def _limit_packed_loop(tau, qd, lines, out):
-    """:func:`_limit_loop` with the four per-joint arrays packed as the rows of ``lines`` (4, J): the
-    per-step call (Motors.limit) passes four arrays instead of seven (the dispatch costs per argument)."""
-    return _limit(tau, qd, lines[0], lines[1], lines[2], lines[3], out)
+    """:func:`_limit_loop` into ``out`` with the four per-joint arrays packed as the rows of ``lines``
+    (4, J): the per-step call (Motors.limit) passes four arrays instead of seven (the dispatch costs per
+    argument) and returns nothing (handing an array back to Python costs more than the clip: ~1 µs)."""
+    _limit(tau, qd, lines[0], lines[1], lines[2], lines[3], out)
 
 
 _limit_packed = compiled(_limit_packed_loop)
@@ -184,7 +185,9 @@ class Motors:
         if tau.shape[0] != n or qd.shape[0] != n:
             raise ValueError(f"tau: one torque per joint ({n}) and a speed for each, "
                              f"got {tau.shape[0]} and {qd.shape[0]}")
-        return _limit_packed(tau, qd, self._lines, np.empty(n) if out is None else out)
+        out = np.empty(n) if out is None else out
+        _limit_packed(tau, qd, self._lines, out)
+        return out
 
     def bounds(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(τ_lo, τ_hi) at joint speeds ``qd``: what :meth:`limit` clips to (the module docstring)."""

@@ -151,9 +151,10 @@ def test_run_with_compiled_loops_matches_the_numpy_oracles(name, monkeypatch):
         return run_scenario(scn.load(name, ["sim.duration=1.0"])).series
 
     a = run()
-    for key in ("energies", "power2", "joint_power2", "contact_power2"):
+    for key in ("energies", "power2", "joint_power2", "contact_power2", "ledger_powers"):
         monkeypatch.setattr(kernels, key, getattr(oracles.kernels, key))
     monkeypatch.setattr(world, "contact_rows", oracles.kernels.contact_rows)
+    monkeypatch.setattr(world, "snapshot", oracles.kernels.snapshot)  # the energies inside it: the oracle's
     monkeypatch.setattr(friction, "coulomb", oracles.friction.coulomb)
     monkeypatch.setattr(passive_creeping, "coupling_torques", oracles.passive_creeping.coupling_torques)
     monkeypatch.setattr(serpenoid, "serpenoid", oracles.serpenoid.serpenoid)

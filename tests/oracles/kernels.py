@@ -23,6 +23,23 @@ def joint_power2(tau, qd_pre, qd_post):
     return float(np.dot(qd_pre + qd_post, tau))
 
 
+def ledger_powers(tau, qd_pre, qd_post, F, v_pre, v_post):
+    """(½ τ·(q̇ + q̇₊), ½ F·(v + v₊)): the two powers above in one call."""
+    return (0.5 * joint_power2(tau, qd_pre, qd_post) if tau.shape[0] else 0.0), 0.5 * power2(F, v_pre, v_post)
+
+
+def snapshot(raw, flat, R, tree, body):
+    """The World's snapshot: the base row and the joint pairs from ``raw``, the link rows from the
+    forward-kinematics pass (checked against the engine itself in tests/core/test_world.py), the energies
+    above and the finite test as one numpy reduction."""
+    from lab.core.kernels import forward_kinematics
+
+    flat[0] = raw.ravel()[:13]
+    forward_kinematics(flat, R, tree, body, raw[7:])
+    e_t, e_r = energies(flat[:, 7:10], flat[:, 10:13], R, body[:, 18], body[:, 19:22])
+    return e_t, e_r, bool(np.isfinite(flat.sum()))
+
+
 def contact_rows(raw):
     """Contact rows (lab.core.contacts.Col) from PyBullet's points packed as lab.core.contacts.Raw."""
     n = raw[:, Raw.NX:Raw.NZ + 1]
