@@ -233,10 +233,11 @@ def snapshot(raw, flat, R, tree, body):
     answer packed flat, the base row [p_W, quat_W, v_W, w_W] in its first 13 values (the 14th unused) and
     each movable joint's [angle, rate] in the rows 7…; ``flat`` (N, 13) and ``R`` (N, 3, 3) are filled by
     :func:`forward_kinematics` from ``tree`` and the first 18 columns of ``body`` (N, 22), its ``frames``;
-    ``body``'s column 18 is each link's mass, 19–21 its principal moments (ModelInfo.I_diag). Returns (E_T, E_R, finite): :func:`energies` of the filled rows (the same
-    loop, so the same bits as the lazy attribute computes) and whether every value of ``flat`` is finite
-    (their running sum is, as RobotState.is_finite tested it with one reduction). One dispatch instead of
-    three, and no per-step numpy glue: on a 10-link snake the glue cost more than the arithmetic."""
+    ``body``'s column 18 is each link's mass, 19–21 its principal moments (ModelInfo.I_diag). Returns
+    (E_T, E_R, finite): :func:`energies` of the filled rows (the same loop, so the same bits as the lazy
+    attribute computes) and whether every value of ``flat`` is finite (their running sum is, as
+    RobotState.is_finite tested it with one reduction). One dispatch instead of three, and no per-step
+    numpy glue: on a 10-link snake the glue cost more than the arithmetic."""
     for a in range(13):
         flat[0, a] = raw[a // 2, a % 2]
     forward_kinematics(flat, R, tree, body, raw[7:])

@@ -602,12 +602,16 @@ class World:
                            prev_w_W=None if prev is None else prev.w_W, flat=a)
         state.__dict__["R_WB"] = R  # pre-fills the lazy attribute
         if self.want_mass_matrix:
-            M = state.M = self.mass_matrix(qj)
-            if self._gear_inertia is not None:
-                k = np.arange(M.shape[0] - self.n_joints, M.shape[0])
-                M[k, k] += self._gear_inertia
+            self._fill_mass_matrix(state)
         self._prev = state
         return state
+
+    def _fill_mass_matrix(self, state: RobotState) -> None:
+        """``state.M``: the engine's mass matrix at the snapshot's q plus the gears' inertia on their joints."""
+        M = state.M = self.mass_matrix(state.q)
+        if self._gear_inertia is not None:
+            k = np.arange(M.shape[0] - self.n_joints, M.shape[0])
+            M[k, k] += self._gear_inertia
 
     def _read_compiled(self, tables) -> RobotState:
         """:meth:`read_state` through the compiled pass, the per-step path: the engine's answers go into
@@ -644,6 +648,8 @@ class World:
         d["_energies"] = (e_t, e_r)
         d["kinetic_energy"] = e_t + e_r
         d["_finite"] = finite
+        if self.want_mass_matrix:
+            self._fill_mass_matrix(state)
         self._prev = state
         return state
 

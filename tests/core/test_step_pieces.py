@@ -42,6 +42,14 @@ def test_compiled_read_is_the_reference_pass_to_the_bit(spec):
         assert s.energy_translational == e_t and s.energy_rotational == e_r  # bits, not approx
         assert s.kinetic_energy == e_t + e_r
         assert s.is_finite() is True
+        assert s.M is None  # no servo asked for the mass matrix
+        w.want_mass_matrix = True  # a Stable PD servo's snapshot carries it, on the compiled read too
+        s = w.read_state()
+        M = w.mass_matrix(s.q)
+        if w._gear_inertia is not None:
+            k = np.arange(M.shape[0] - J, M.shape[0])
+            M[k, k] += w._gear_inertia
+        np.testing.assert_array_equal(s.M, M)
     finally:
         w.close()
 
