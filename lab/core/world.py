@@ -266,8 +266,11 @@ class World:
         tables = self._fk_tree if self._fk_tree is not None or infos else (np.zeros((1, 3), np.int64), np.zeros((1, 18)))
         self.model = replace(self.model, gravity_W=np.array(self.gravity_W, float),
                              tree=None if tables is None else tables[0], frames=None if tables is None else tables[1])
-        self._snap_tables = None if self._fk_tree is None else (  # lab.kernels.snapshot's tree and body arrays
-            self._fk_tree[0], np.ascontiguousarray(np.hstack([self._fk_tree[1], mass[:, None], self.model.I_diag])))
+        # lab.kernels.snapshot's tree and body arrays: the frames, each link's mass and principal moments
+        # (ModelInfo.I_diag's values, taken from I_B here so that the model's own lazy cache stays untouched)
+        self._snap_tables = None if self._fk_tree is None else (
+            self._fk_tree[0], np.ascontiguousarray(np.hstack([self._fk_tree[1], mass[:, None],
+                                                              np.einsum("nii->ni", self.model.I_B)])))
         # read_state's engine calls, bound to this body and client with every argument positional
         cid, bind = self.client._client, functools.partial
         self._rd_base_pose = bind(pb.getBasePositionAndOrientation, body, cid)
