@@ -114,7 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.core.schema"),
-                  ("regress", "lab.regress.cli"), ("replay", "lab.replay.cli"))
+                  ("regress", "lab.regress.cli"), ("replay", "lab.replay.cli"),
+                  ("optimize", "lab.optimize.study"))
 
 
 def _extra_commands():

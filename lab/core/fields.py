@@ -98,6 +98,7 @@ class Decl:
     length: int | None = None
     names: str = ""
     noun: str = "numbers"
+    log: bool = False  # searched on a log scale (lab optimize): the field spans decades (a slip speed, a gain)
     # filled in from the class by declarations()
     name: str = ""
     default: Any = None
@@ -199,9 +200,10 @@ def _field(default, decl: Decl, **kw):
     return dataclasses.field(default=default, metadata={KEY: decl}, **kw)
 
 
-def num(default, *, ge=None, gt=None, le=None, lt=None, unit: str = "", doc: str = "", **kw):
-    """A number (int or float, as the field is typed) in a closed, open, half-open or one-sided range."""
-    return _field(default, Decl("number", ge=ge, gt=gt, le=le, lt=lt, unit=unit, doc=doc), **kw)
+def num(default, *, ge=None, gt=None, le=None, lt=None, unit: str = "", doc: str = "", log: bool = False, **kw):
+    """A number (int or float, as the field is typed) in a closed, open, half-open or one-sided range;
+    ``log=True``: ``lab optimize`` searches it on a log scale unless the study says otherwise."""
+    return _field(default, Decl("number", ge=ge, gt=gt, le=le, lt=lt, unit=unit, doc=doc, log=log), **kw)
 
 
 def count(default: int, lo: int, hi: int, *, doc: str = "", **kw):

@@ -53,7 +53,11 @@ KINDS: dict[str, tuple[str, ...]] = {
     "regress": ("baseline.json", "provenance.json"),
     "docs": ("index.md", "figures", "replays"),  # lab report --docs: plus one <section>.md per paper
     "replay": ("index.html", "runs"),  # lab replay SWEEP --html DIR: the index and one page per run
+    # lab optimize (lab.optimize.engine): Optuna's journal, one row per trial, the best trials' scenarios
+    "optimize": ("study.toml", "journal.log", "events.log", "rows", "results.csv", "results.parquet", "best",
+                 "best.json", "history.png", "importance.png", "front.png", "provenance.json"),
 }
+RESUMABLE = ("sweep", "optimize")  # kinds resumed in their own folder (no --overwrite: that is what resuming is)
 FOREIGN = "exists and holds files the lab did not write; choose another folder or remove it"
 PARTIAL_PREFIX = ".lab-partial-"  # before the write protocol (lab.core.writes): such folders had no pid in their name
 LEGACY_PARTIAL = re.compile(r"^\.lab-partial-[A-Za-z0-9_]{8}$")
@@ -448,9 +452,9 @@ def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "
                                "another folder")
             if previous["kind"] != kind:
                 raise LabError(where, f"holds a lab {previous['kind']} output, not a {kind}; choose another folder")
-            if kind == "sweep":
+            if kind in RESUMABLE:
                 if name and previous.get("name") and previous["name"] != name:
-                    raise LabError(where, f"holds the sweep {previous['name']!r}, not {name!r}; "
+                    raise LabError(where, f"holds the {kind} {previous['name']!r}, not {name!r}; "
                                           "choose another folder")
             elif not overwrite:
                 raise LabError(where, f"holds a previous lab {kind}; pass {flag} to replace it "
