@@ -124,14 +124,25 @@ def quiet_optuna() -> None:
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
 
 
+CONSTRAINTS_KEY = "constraints"  # Optuna's system attribute for a trial's constraint values (a list: read by 4.x and 5.x)
+
+
 def _constraints(frozen) -> list[float]:
-    return list(frozen.user_attrs.get("constraints", []))
+    return list(frozen.system_attrs.get(CONSTRAINTS_KEY) or [])
+
+
+def _sampler_reads_constraints() -> bool:
+    """Optuna 5 samplers read a trial's constraints from the trial itself (``constraints_func`` is
+    deprecated); Optuna 4 samplers only look at them when given a ``constraints_func``."""
+    import optuna
+
+    return hasattr(optuna.trial.Trial, "set_constraint")
 
 
 def make_sampler(study: Study):
     import optuna
 
-    cf = _constraints if study.constraints else None
+    cf = _constraints if study.constraints and not _sampler_reads_constraints() else None
     if study.sampler == "tpe":
         # constant_liar: trials in flight count as (pessimistic) results, so parallel workers are not all sent
         # to the same point; multivariate: the fields' interaction (α with ω) is modelled, not each alone.
@@ -431,7 +442,8 @@ class Loop:
             self.ostudy.tell(number, state=optuna.trial.TrialState.FAIL)
             self.tally.failed += 1
         else:
-            self.storage.set_trial_user_attr(tid, "constraints", ev.constraints)
+            if ev.constraints:
+                self.storage.set_trial_system_attr(tid, CONSTRAINTS_KEY, [float(c) for c in ev.constraints])
             self.ostudy.tell(number, ev.values)
         self.tally.done += 1
 
