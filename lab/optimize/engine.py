@@ -346,9 +346,12 @@ def _run(study, output, started, workers, scheduler, quiet, progress, command, i
         print(f"study {study.name}: {study.trials} trials, {before} already finished, {left} to run → {out}",
               file=sys.stderr)
 
-    def provenance(wall: float | None, ran: int) -> None:
+    def provenance(wall: float | None, ran: int, loop_s: float | None = None) -> None:
+        # loop_s: from the first trial asked to the last told (without the cluster's start-up and the
+        # best trials' re-runs): ran / loop_s is the study's throughput
         write_json_atomic(out / "provenance.json", collect(command, started, wall, session=session,
-                                                           trials=study.trials, ran=ran, previous=previous))
+                                                           trials=study.trials, ran=ran, loop_s=loop_s,
+                                                           previous=previous))
 
     # Connect (or start the cluster) before writing anything: an unreachable scheduler leaves no folder.
     ex = None
@@ -368,10 +371,11 @@ def _run(study, output, started, workers, scheduler, quiet, progress, command, i
             ostudy.enqueue_trial(dict(study.baseline), user_attrs={"baseline": True})
         pool = InlinePool() if ex is None else DaskPool(ex)
         loop = Loop(study, ostudy, storage, pool, out, session, command, output.where)
+        t_loop = time.perf_counter()
         try:
             interrupted = loop.run(progress=_progress_on(progress, quiet))
         finally:
-            tally, ran = loop.tally, loop.ran
+            tally, ran, loop_s = loop.tally, loop.ran, time.perf_counter() - t_loop
         with writing(output.where):
             df = results.table(study, ostudy, out)
             results.write_tables(out, df)
@@ -379,7 +383,7 @@ def _run(study, output, started, workers, scheduler, quiet, progress, command, i
             best_ok = True
             if not interrupted:
                 best_ok = results.write_best(study, df, out, pool if verify else None, session, quiet=quiet)
-            provenance(time.perf_counter() - t0, ran)
+            provenance(time.perf_counter() - t0, ran, loop_s)
     finally:
         if ex is not None:
             ex.close()
