@@ -307,6 +307,11 @@ def cmd_list(args) -> int:
         print("sweeps (lab sweep NAME, or a path to your own .toml):")
         for p in sweeps:
             print(f"  {p.stem:<28} {read_toml(p).get('description', '')}")
+    studies = sorted((SCENARIO_DIR / "studies").glob("*.toml"))
+    if studies:
+        print("studies (lab optimize NAME, or a path to your own .toml):")
+        for p in studies:
+            print(f"  {p.stem:<28} {read_toml(p).get('description', '')}")
     suites = sorted((SCENARIO_DIR / "suites").glob("*.toml"))
     if suites:
         print("suites (lab regress check NAME --baseline DIR):")
