@@ -70,7 +70,8 @@ def fig_study(df: pd.DataFrame, opt: Optimum, title: str, labels: dict | None = 
 
     labels = labels or {}
     n = 1 + len(opt.params)
-    if axes is None:
+    own = axes is None
+    if own:
         fig, axes = plt.subplots(1, n, figsize=(3.3 * n, 3.2), squeeze=False)
         axes = axes[0]
     else:
@@ -102,9 +103,21 @@ def fig_study(df: pd.DataFrame, opt: Optimum, title: str, labels: dict | None = 
         a.grid(alpha=0.3)
         a.tick_params(labelsize=7)
     axes[0].legend(fontsize=6, loc="best")
-    fig.suptitle(title, fontsize=9)
-    fig.tight_layout()
+    if own:
+        fig.suptitle(title, fontsize=9)
+        fig.tight_layout()
+    else:  # one row of a larger figure: the title on its first panel
+        axes[0].set_title(title, fontsize=8, loc="left")
     return fig
+
+
+def study_definition(name: str) -> dict:
+    """A shipped study file (``scenarios/studies/<name>.toml``) as a table: what a report states about it."""
+    import tomllib
+
+    from ..resources import data_dir
+
+    return tomllib.loads((data_dir("scenarios/studies") / f"{name}.toml").read_text(encoding="utf-8"))
 
 
 def params_text(row: dict, params, labels: dict | None = None, fmt: str = "{:.3g}") -> str:
@@ -112,4 +125,4 @@ def params_text(row: dict, params, labels: dict | None = None, fmt: str = "{:.3g
     return ", ".join(f"{labels.get(p, p)} = {fmt.format(float(row[p]))}" for p in params)
 
 
-__all__ = ["Optimum", "fig_study", "optimum", "params_text", "read"]
+__all__ = ["Optimum", "fig_study", "optimum", "params_text", "read", "study_definition"]
