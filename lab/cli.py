@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 EXTRA_COMMANDS = (("sweep", "lab.sweep.definition"), ("report", "lab.report"), ("show", "lab.core.schema"),
                   ("regress", "lab.regress.cli"), ("replay", "lab.replay.cli"),
-                  ("optimize", "lab.optimize.study"))
+                  ("optimize", "lab.optimize.cli"))
 
 
 def _extra_commands():

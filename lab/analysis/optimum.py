@@ -13,7 +13,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 
@@ -115,7 +114,7 @@ def study_definition(name: str) -> dict:
     """A shipped study file (``scenarios/studies/<name>.toml``) as a table: what a report states about it."""
     import tomllib
 
-    from ..resources import data_dir
+    from lab.core.resources import data_dir
 
     return tomllib.loads((data_dir("scenarios/studies") / f"{name}.toml").read_text(encoding="utf-8"))
 

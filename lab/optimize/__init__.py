@@ -1,6 +1,7 @@
 """Optimisation studies over a scenario's fields on the sweep's Dask engine (``lab optimize``).
 
-- :mod:`lab.optimize.study`   study files (TOML), their strict validation, and the ``lab optimize`` command
+- :mod:`lab.optimize.study`   study files (TOML) and their strict validation
+- :mod:`lab.optimize.cli`     the ``lab optimize`` command
 - :mod:`lab.optimize.engine`  ask-and-tell with Optuna in the client, trials as Dask tasks, resume exactly once
 - :mod:`lab.optimize.results` the table of every trial, best trials as scenario files, the plots
 

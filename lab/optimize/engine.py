@@ -30,7 +30,6 @@ metrics).
 from __future__ import annotations
 
 import logging
-import math
 import os
 import signal
 import sys
@@ -40,23 +39,30 @@ import warnings
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..errors import LabError
-from ..results import write_json_atomic, write_text_atomic
-from ..sweep import table
-from ..sweep.execute import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, Executor, Task, land, make_row, one_line, \
-    run_task, write_failure
-from . import results
-from .study import Study
+from lab.core.errors import LabError
+from lab.core.results import write_json_atomic, write_text_atomic
+from lab.optimize import results
+from lab.optimize.results import run_id
+from lab.optimize.study import Study
+from lab.sweep import table
+from lab.sweep.execute import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    Executor,
+    Task,
+    land,
+    make_row,
+    one_line,
+    run_task,
+    write_failure,
+)
 
 log = logging.getLogger(__name__)
 
 JOURNAL = "journal.log"
 TABLE_EVERY_S = 2.0
 HEADER = "# resolved study definition, written by `lab optimize`; `lab optimize study.toml --out <this folder>` resumes it\n"
-
-
-def run_id(number: int) -> str:
-    return f"t{number:05d}"
 
 
 # ------------------------------------------------------------------ storage
@@ -93,7 +99,9 @@ def repair_journal(path: Path) -> int:
 
 
 def _journal_lock_class():
-    from optuna.storages.journal._file import BaseJournalFileLock  # the documented lock_obj protocol
+    from optuna.storages.journal._file import (
+        BaseJournalFileLock,  # the documented lock_obj protocol
+    )
 
     class FolderLocked(BaseJournalFileLock):
         """No lock file: this process holds the study folder's lab lock (:mod:`lab.writes`) throughout,
@@ -282,7 +290,7 @@ def write_definition(out: Path, study: Study) -> None:
 
 
 def _previous_provenance(out: Path) -> list:
-    from ..sweep.execute import _previous_provenance as prev
+    from lab.sweep.execute import _previous_provenance as prev
 
     return prev(out)
 
@@ -300,7 +308,7 @@ def run_study(study: Study, output, workers: int | None = None, scheduler: str |
     folder); returns the exit code: 0, 1 if every trial failed or a best trial did not reproduce, 130 when
     interrupted. ``inline``: run the trials in this process (no cluster). ``verify``: re-run the best
     trials from their scenario files."""
-    from ..outputs import Output, prepare
+    from lab.core.outputs import Output, prepare
 
     started = time.time()
     output = output if isinstance(output, Output) else prepare(output, "optimize", name=study.name)
@@ -331,8 +339,8 @@ def _finished_before(out: Path) -> int:
 def _run(study, output, started, workers, scheduler, quiet, progress, command, inline, verify) -> int:
     import optuna
 
-    from ..outputs import KINDS, writing
-    from ..provenance import collect
+    from lab.core.outputs import KINDS, writing
+    from lab.core.provenance import collect
 
     quiet_optuna()
     out = Path(output.path).resolve()
@@ -357,7 +365,7 @@ def _run(study, output, started, workers, scheduler, quiet, progress, command, i
     ex = None
     if not inline and (left or verify):
         ex = Executor(workers or max(1, min(os.cpu_count() or 1, max(left, 1))), scheduler).__enter__()
-    tally, interrupted, ran = Tally(), False, 0
+    interrupted, ran = False, 0
     try:
         output.open(claim=KINDS["optimize"])
         with writing(output.where):
@@ -375,7 +383,7 @@ def _run(study, output, started, workers, scheduler, quiet, progress, command, i
         try:
             interrupted = loop.run(progress=_progress_on(progress, quiet))
         finally:
-            tally, ran, loop_s = loop.tally, loop.ran, time.perf_counter() - t_loop
+            ran, loop_s = loop.ran, time.perf_counter() - t_loop
         with writing(output.where):
             df = results.table(study, ostudy, out)
             results.write_tables(out, df)
@@ -415,7 +423,7 @@ class Loop:
 
     # ---- tasks
     def task(self, number: int, params: dict) -> Task:
-        from .. import scenario as scn
+        from lab.core import scenario as scn
 
         rid = run_id(number)
         sc = scn.load(self.study.scenario, self.study.overrides(params))

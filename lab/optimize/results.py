@@ -23,15 +23,20 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .. import writes
-from ..sweep import table as sweep_table
-from .study import MAX_BEST, Study
+from lab.core import writes
+from lab.optimize.study import MAX_BEST, Study
+from lab.sweep import table as sweep_table
 
 log = logging.getLogger(__name__)
 
 TARGET_QUANTILE = 0.25  # PED-ANOVA's "top" (0.1 by default): a quarter, so a 30-trial study has 7 trials in it
 BOOK = ("run_id", "trial", "status", "error", "task_wall_s", "worker")
 TIMING = ("wall_time_s", "realtime_factor")  # the machine's speed, not the run's result: not compared on re-run
+
+
+def run_id(number: int) -> str:
+    """A trial's row and run id: ``t00012``."""
+    return f"t{number:05d}"
 
 
 @dataclass(frozen=True)
@@ -93,8 +98,6 @@ def table(study: Study, ostudy, out: Path) -> pd.DataFrame:
 
     fin = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
     trials = ostudy.get_trials(deepcopy=False, states=fin)
-    from .engine import run_id
-
     rows = sweep_table.read_rows(out, [run_id(t.number) for t in trials])
     keys = [p.key for p in study.params]
     recs = []
@@ -177,10 +180,8 @@ def write_best(study: Study, df: pd.DataFrame, out: Path, pool, session: str, qu
     """best/<run id>.toml for every best trial (a runnable scenario: ``lab run best/t00012.toml``), each
     re-run from that file on ``pool`` (None: not re-run) and compared metric by metric with the trial's
     row; best.json records the comparison. Returns False if a best trial did not reproduce."""
-    from .. import scenario as scn
-    from ..sweep.execute import Task
-    from .engine import run_id
-
+    from lab.core import scenario as scn
+    from lab.sweep.execute import Task
     out = Path(out)
     best = [int(t) for t in df.loc[df["best"], "trial"]] if len(df) else []
     keys = [p.key for p in study.params]

@@ -46,10 +46,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import scenario as scn
-from ..errors import LabError
-from ..fields import declarations, fmt
-from ..sweep.definition import _check_key, _overlap, flatten, parse_set, resolve_base
+from lab.core import scenario as scn
+from lab.core.errors import LabError
+from lab.core.fields import declarations, fmt
+from lab.sweep.definition import _check_key, _overlap, flatten, resolve_base
 
 TOP_KEYS = ("name", "description", "scenario", "seed", "trials", "sampler", "set", "param", "objective",
             "constraint", "baseline")
@@ -426,7 +426,7 @@ def load_study(path: str | Path, extra_set: dict | None = None) -> Study:
     """Read and validate a study file; a bare name is looked up in the shipped ``scenarios/studies``."""
     path = Path(path)
     if not path.exists() and path.parent == Path(".") and path.suffix in ("", ".toml"):
-        from ..resources import data_dir
+        from lab.core.resources import data_dir
 
         shipped = data_dir("scenarios/studies") / f"{path.stem}.toml"
         if shipped.is_file():
@@ -437,41 +437,3 @@ def load_study(path: str | Path, extra_set: dict | None = None) -> Study:
         raise LabError(str(path), "no such study file (a path, or the name of a shipped study in scenarios/studies)")
     data = scn.read_toml(path)
     return parse_study(data, where=str(path), default_name=path.stem, base_dir=path.parent, extra_set=extra_set)
-
-
-# ------------------------------------------------------------------ CLI
-
-
-def add_cli(subparsers) -> None:
-    p = subparsers.add_parser("optimize", help="search a scenario's fields for the best design (Optuna on dask)",
-                              description="Run an optimisation study: Optuna asks for trials, dask runs them, every "
-                                          "trial is told once. Re-running with the same --out resumes the study.")
-    p.add_argument("study", help="study file (.toml), e.g. scenarios/studies/hu2013_arm.toml")
-    where = p.add_mutually_exclusive_group()
-    where.add_argument("--workers", type=int, default=None, metavar="N",
-                       help="local worker processes (default: number of CPUs, at most the trial budget)")
-    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                       help="use a running dask scheduler, e.g. tcp://10.0.0.5:8786 (workers share no files with --out)")
-    p.add_argument("--out", type=Path, default=None, metavar="DIR",
-                   help="output folder (default: runs/optimize-<name>-<time>): new, empty, or this study's own "
-                        "folder, which is resumed")
-    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a scenario field in every trial, e.g. --set sim.duration=5 (repeatable)")
-    p.set_defaults(handler=cmd_optimize)
-
-
-def cmd_optimize(args) -> int:
-    import time
-
-    from ..outputs import prepare, unique_default
-    from .engine import run_study
-
-    study = load_study(args.study, parse_set(args.overrides))
-    if args.workers is not None and not 1 <= args.workers <= 256:
-        raise LabError("--workers", f"must be in [1, 256], got {args.workers}")
-    if args.scheduler and not re.match(r"^[a-z]+://", args.scheduler):
-        raise LabError("--scheduler", f"must be an address like tcp://host:8786, got {args.scheduler!r}")
-    out = args.out or unique_default(Path("runs") / f"optimize-{study.name}-{time.strftime('%Y%m%d-%H%M%S')}")
-    output = prepare(out, "optimize", name=study.name)
-    return run_study(study, output, workers=args.workers, scheduler=args.scheduler,
-                     quiet=bool(getattr(args, "quiet", False)), command=getattr(args, "command", None))

@@ -20,8 +20,7 @@ import pandas as pd
 import pytest
 
 from lab.cli import main
-from lab.errors import LabError
-from lab.fields import Validated, num
+from lab.core.fields import Validated, num
 from lab.optimize import engine, results
 from lab.optimize.study import load_study, parse_param, parse_study
 
@@ -187,7 +186,7 @@ def test_pareto_front_against_brute_force():
 
 @pytest.mark.slow
 def test_inline_study_baseline_table_best_files_that_reproduce(tmp_path):
-    from lab import scenario as scn
+    from lab.core import scenario as scn
 
     st = load_study(tiny_study(tmp_path, trials=4))
     out = tmp_path / "out"
@@ -286,7 +285,7 @@ def test_journal_cut_mid_append_is_repaired(tmp_path):
         storage = engine.open_storage(d) if repair else make(d / engine.JOURNAL)
         s2 = optuna.load_study(study_name="j", storage=storage)
         if not repair:
-            with pytest.raises(Exception):
+            with pytest.raises((ValueError, AttributeError)):  # Optuna 5: its replay loses the glued operation
                 s2.optimize(lambda t: t.suggest_float("x", 0, 1), n_trials=1)
                 optuna.load_study(study_name="j", storage=make(d / engine.JOURNAL)).get_trials()
         else:
@@ -296,7 +295,7 @@ def test_journal_cut_mid_append_is_repaired(tmp_path):
 
 
 def test_a_changed_study_is_refused_and_a_second_writer_is_busy(tmp_path, capsys):
-    from lab import writes
+    from lab.core import writes
 
     f = tiny_study(tmp_path, trials=1)
     out = tmp_path / "out"
@@ -364,7 +363,7 @@ def test_killed_or_interrupted_study_resumes_with_every_trial_told_once(tmp_path
         assert "Traceback" not in err.read_text()
     first = {r for _, w, r in _events(out) if w == "done"}
     assert 2 <= len(first) < 6
-    done = subprocess.run([sys.executable, "-m", "lab.cli", *cmd], cwd=ROOT, capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "lab.cli", *cmd], check=False, cwd=ROOT, capture_output=True, text=True,
                           timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     df = pd.read_parquet(out / "results.parquet")

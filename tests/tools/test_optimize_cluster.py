@@ -83,7 +83,7 @@ direction = "maximize"
     client_cwd = tmp_path / "client"
     client_cwd.mkdir()
     res = subprocess.run([*lab_cmd, "optimize", str(study), "--scheduler", cluster, "--out", str(out)],
-                         cwd=client_cwd, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
+                         check=False, cwd=client_cwd, env=dict(os.environ, PYTHONPATH=str(ROOT)), capture_output=True, text=True,
                          timeout=600)
     assert res.returncode == 0, res.stderr
     df = pd.read_parquet(out / "results.parquet")

@@ -425,7 +425,7 @@ def optimum_item(ctx):
     lowest peak motor torque at h = 0.15 m, l_a ≥ l_z + h) read from its committed table, against 0.3 m, 0.5 rad/s."""
     from pathlib import Path
 
-    from ...analysis import optimum as om
+    from lab.analysis import optimum as om
 
     df = om.read(Path(__file__).parent / "optimum" / f"{OPTIMUM_STUDY}.csv")
     params = ("robot.arm_length", "controller.arm_speed")

@@ -367,7 +367,7 @@ def optimum_item(ctx):
 
     import matplotlib.pyplot as plt
 
-    from ...analysis import optimum as om
+    from lab.analysis import optimum as om
 
     here = Path(__file__).parent / "optimum"
     fig, axes = plt.subplots(len(OPTIMUM_STUDIES), 1 + len(OPT_PARAMS), figsize=(13, 3.0 * len(OPTIMUM_STUDIES)),

@@ -293,7 +293,7 @@ def optimum_item(ctx):
     its committed table."""
     from pathlib import Path
 
-    from ...analysis import optimum as om
+    from lab.analysis import optimum as om
 
     df = om.read(Path(__file__).parent / "optimum" / f"{OPTIMUM_STUDY}.csv")
     opt = om.optimum(df, OPT_OBJECTIVE, "maximize", OPT_PARAMS)
