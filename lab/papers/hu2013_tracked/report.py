@@ -444,7 +444,7 @@ def optimum_item(ctx):
               f"{o['climb.peak_motor_torque_Nm'] * 1e3:.2f} mN·m at l_a = {o['robot.arm_length']:.3f} m, "
               f"θ̇ = {o['controller.arm_speed']:.2f} rad/s",
               f"paper's choice 0.3 m, 0.5 rad/s: {b['climb.peak_motor_torque_Nm'] * 1e3:.2f} mN·m "
-              f"({opt.gap:.1%} more)", "info",
+              f"(the optimum {opt.gap:.1%} less)", "info",
               "the optimum sits on Fig 10's bound l_a = l_z + h: in the engine the peak rises with arm length, as the "
               "paper's own eqs. 10–12 do; arm speed hardly matters (Fig 9)")
     text = (
@@ -453,7 +453,7 @@ def optimum_item(ctx):
         f"Fig 10's bound l_z + h = 0.2385 m to 0.6 m and θ̇ up to the motor's 0.52 rad/s, for the lowest peak motor "
         f"torque of a climb that succeeds at h = 0.15 m: the optimum is l_a = {o['robot.arm_length']:.3f} m, θ̇ = "
         f"{o['controller.arm_speed']:.2f} rad/s at {o['climb.peak_motor_torque_Nm'] * 1e3:.2f} mN·m; the paper's "
-        f"0.3 m, 0.5 rad/s needs {b['climb.peak_motor_torque_Nm'] * 1e3:.2f} mN·m, {opt.gap:.1%} more (both under "
+        f"0.3 m, 0.5 rad/s needs {b['climb.peak_motor_torque_Nm'] * 1e3:.2f} mN·m; the optimum {opt.gap:.1%} less (both under "
         f"the motor's 18.8 mN·m). Why: the peak comes at the start of the climb, where the arm, its guide wheel on "
         "the ground, holds up the body's front; the arm's torque is that load times its horizontal reach "
         "L₀ = √(l_a² − (z_p − r_d)²), and the 1.2 kg arm's own weight acts at half its length, so both grow with "
