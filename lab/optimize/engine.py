@@ -489,7 +489,26 @@ class Loop:
                 self.tell(t.number, row)
             else:
                 log.info("trial %d was interrupted: run again with the same parameters", t.number)
-                self.submit(t.number, dict(t.params))
+                self.submit(t.number, self.complete(t))
+
+    def complete(self, frozen) -> dict:
+        """The trial's parameters, completing any the journal lacks: ``ask`` records a trial and then each
+        parameter as its own operation, so a kill in between leaves a trial with some or none of them.
+        Such a trial never ran (it is submitted only once asked in full); suggesting the missing ones on
+        the same trial asks the sampler for them as ``ask`` would have, and the ones recorded stay."""
+        import optuna
+
+        if set(frozen.params) == set(self.dists):
+            return dict(frozen.params)
+        trial = optuna.trial.Trial(self.ostudy, frozen._trial_id)
+        out = {}
+        for p in self.study.params:
+            if p.integer:
+                out[p.key] = trial.suggest_int(p.key, p.low, p.high, log=p.log)
+            else:
+                out[p.key] = trial.suggest_float(p.key, p.low, p.high, log=p.log)
+        log.info("trial %d was asked only in part before the interruption: parameters completed", frozen.number)
+        return out
 
     def finished(self) -> int:
         import optuna
@@ -501,9 +520,9 @@ class Loop:
         from tqdm import tqdm
 
         budget = self.study.trials
+        start = self.finished()  # before resume(): the trials it tells from their rows count in self.tally
         self.resume()
-        start = self.finished()
-        bar = tqdm(total=budget, initial=min(start, budget), unit="trial", desc=self.study.name, file=sys.stderr,
+        bar = tqdm(total=budget, initial=min(start + self.tally.done, budget), unit="trial", desc=self.study.name, file=sys.stderr,
                    disable=not progress, dynamic_ncols=True)
         old_term = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
         interrupted = False

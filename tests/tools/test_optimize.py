@@ -230,9 +230,11 @@ def test_a_best_trial_that_does_not_reproduce_is_reported(tmp_path, monkeypatch)
 
 @pytest.mark.slow
 def test_resume_tells_a_finished_trial_from_its_row_and_reruns_an_unfinished_one(tmp_path):
-    """The two states a kill leaves, made on purpose: trial 2 asked and run (row written) but never told,
-    trial 3 asked and never run. The resumed study tells 2 from its row without running it, runs 3 again
-    with the parameters it was asked with, and each trial is told exactly once."""
+    """The states a kill leaves, made on purpose: trial 2 asked and run (row written) but never told,
+    trial 3 asked and never run, trial 4 recorded by `ask` but killed before its parameters were. The
+    resumed study tells 2 from its row without running it, runs 3 again with the parameters it was asked
+    with, completes 4's parameters and runs it, asks 5 (trial 2 counted once towards the budget), and
+    each trial is told exactly once."""
     import optuna
 
     from lab.sweep.execute import run_task
@@ -246,19 +248,23 @@ def test_resume_tells_a_finished_trial_from_its_row_and_reruns_an_unfinished_one
     loop = engine.Loop(st, s, storage, engine.InlinePool(), out, "killed00", None, "--out")
     row2, _, _ = run_task(loop.task(2, dict(t2.params)))  # the worker finished: row on disk, never told
     asked3 = dict(t3.params)
+    storage.create_new_trial(s._study_id)  # trial 4: the first of ask's operations, and no more
     del s, storage
 
-    st4 = load_study(tiny_study(tmp_path, trials=4))  # same study, larger budget: resumed
-    assert engine.run_study(st4, out, inline=True, quiet=True, verify=False) == 0
+    st6 = load_study(tiny_study(tmp_path, trials=6))  # same study, larger budget: resumed, one trial more asked
+    assert engine.run_study(st6, out, inline=True, quiet=True, verify=False) == 0
     ev = _events(out)
     sessions = list(dict.fromkeys(s for s, _, _ in ev))
     resumed = sessions[-1]
-    assert [(w, r) for s_, w, r in ev if s_ == resumed] == [("start", "t00003"), ("done", "t00003")]
+    assert [(w, r) for s_, w, r in ev if s_ == resumed] == [("start", "t00003"), ("done", "t00003"),
+                                                            ("start", "t00004"), ("done", "t00004"),
+                                                            ("start", "t00005"), ("done", "t00005")]
     df = pd.read_parquet(out / "results.parquet").set_index("trial")
-    assert sorted(df.index) == [0, 1, 2, 3]
+    assert sorted(df.index) == [0, 1, 2, 3, 4, 5] and (df["state"] == "COMPLETE").all()
     assert df.loc[2, "com.displacement_m"] == row2["com.displacement_m"]
     assert {k: df.loc[3, k] for k in asked3} == asked3
-    assert _journal_finals(out) == {i: 1 for i in range(4)}
+    assert 0.2 <= df.loc[4, "controller.alpha"] <= 0.8 and 1.0 <= df.loc[4, "controller.omega"] <= 3.0
+    assert _journal_finals(out) == {i: 1 for i in range(6)}
 
 
 def test_journal_cut_mid_append_is_repaired(tmp_path):
