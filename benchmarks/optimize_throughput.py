@@ -6,7 +6,9 @@ Each trial is the serpenoid scenario (Wang 2011) for ``--duration`` simulated se
 (α, ω). Throughput is trials told per second of the ask-and-tell loop (``loop_s`` in the study's
 provenance.json: from the first trial asked to the last told), apart from the cluster's start-up and the
 best trial's re-run, which do not scale with the workers. The goal is ≥ 1.8× from 1 to 2 workers on a
-2-core machine; other load on the machine lowers it. Studies go to temporary folders, removed afterwards.
+2-core machine; other load on the machine lowers it. "workers busy" is the trials' own wall time over
+workers × loop time: what the ask-and-tell loop leaves idle (the engine's share of any shortfall); a
+trial that takes longer with two in flight than with one (per trial [s]) is the machine's share. Studies go to temporary folders, removed afterwards.
 """
 
 from __future__ import annotations
@@ -41,8 +43,9 @@ def bench(workers: int, trials: int, duration: float) -> dict:
             raise SystemExit(f"study exited {code}")
         prov = json.loads((out / "provenance.json").read_text())
         rows = [json.loads(p.read_text()) for p in (out / "rows").glob("*.json")]
+    busy = sum(r["task_wall_s"] for r in rows)
     return {"workers": workers, "loop_s": prov["loop_s"], "total_s": total, "trials": len(rows),
-            "cpu_per_trial_s": sum(r["task_wall_s"] for r in rows) / len(rows)}
+            "cpu_per_trial_s": busy / len(rows), "busy": busy / (workers * prov["loop_s"])}
 
 
 def main() -> None:
@@ -57,10 +60,11 @@ def main() -> None:
     print(f"{a.trials} trials of snake_serpenoid, {a.duration:g} s simulated each; {os.cpu_count()} CPUs; load "
           f"average (1/5/15 min) {load0[0]:.2f}/{load0[1]:.2f}/{load0[2]:.2f} before, "
           f"{load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f} after (other load skews the speed-up)")
-    print(f"{'workers':>7} {'loop [s]':>9} {'total [s]':>9} {'per trial CPU [s]':>17} {'trials/s':>8}")
+    print(f"{'workers':>7} {'loop [s]':>9} {'total [s]':>9} {'per trial [s]':>13} {'workers busy':>12} "
+          f"{'trials/s':>8}")
     for r in results:
-        print(f"{r['workers']:>7} {r['loop_s']:>9.1f} {r['total_s']:>9.1f} {r['cpu_per_trial_s']:>17.2f} "
-              f"{r['trials'] / r['loop_s']:>8.3f}")
+        print(f"{r['workers']:>7} {r['loop_s']:>9.1f} {r['total_s']:>9.1f} {r['cpu_per_trial_s']:>13.2f} "
+              f"{r['busy']:>12.0%} {r['trials'] / r['loop_s']:>8.3f}")
     if len(results) >= 2:
         a0, a1 = results[0], results[-1]
         print(f"speed-up {a1['workers']} vs {a0['workers']} workers (loop): {a0['loop_s'] / a1['loop_s']:.2f}×; "
