@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lab.core.errors import LabError
-from lab.core.results import write_json_atomic, write_text_atomic
+from lab.results import write_json_atomic, write_text_atomic
 from lab.optimize import results
 from lab.optimize.results import run_id
 from lab.optimize.study import Study
