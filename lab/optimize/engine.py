@@ -54,6 +54,7 @@ from lab.sweep.execute import (
     land,
     make_row,
     one_line,
+    run_shipped,
     run_task,
     write_failure,
 )
@@ -208,6 +209,9 @@ class DaskPool:
     def __init__(self, ex: Executor):
         from distributed import as_completed
 
+        from lab.core.user_plugins import shipped as shipped_plugins
+
+        self.plugins = shipped_plugins()  # a worker imports the client's user plugins before a task (as sweeps)
         self.ex = ex
         self.scheduler = ex.scheduler
         self.done = as_completed([], with_results=False)
@@ -218,7 +222,12 @@ class DaskPool:
     def submit(self, task: Task) -> None:
         # A cluster's workers see none of our paths: ship none; the client writes the row it gets back.
         shipped = replace(task, run_dir=None, row_file=None, events=None) if self.scheduler else task
-        fut = self.ex.client.submit(run_task, shipped, key=f"lab-trial-{task.run_id}-{task.session}", pure=False)
+        try:  # dask's own serialiser, as sweeps ship their tasks (a scenario may hold a plugin's classes)
+            import cloudpickle as pickle
+        except ImportError:  # pragma: no cover - distributed depends on it
+            import pickle
+        fut = self.ex.client.submit(run_shipped, self.plugins, pickle.dumps(shipped),
+                                    key=f"lab-trial-{task.run_id}-{task.session}", pure=False)
         self.tasks[fut.key] = (fut, task)
         self.done.add(fut)
 
