@@ -217,7 +217,10 @@ class DaskPool:
         self.done = as_completed([], with_results=False)
         self.tasks: dict = {}
         info = ex.client.scheduler_info(n_workers=-1)
-        self.slots = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        threads = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
+        # One trial queued beyond the workers: a worker that finishes starts the next at once instead of
+        # waiting for the client to tell, ask and submit (measured: 8 % of a 1-s trial idle without it).
+        self.slots = threads + 1
 
     def submit(self, task: Task) -> None:
         # A cluster's workers see none of our paths: ship none; the client writes the row it gets back.
