@@ -464,6 +464,6 @@ def optimum_text(found) -> str:
            f"{b0['heading.change_deg']:.0f}° in heading, the optimum {o0['heading.change_deg']:.0f}°)"
            if min(waves) > 1 and abs(o0["heading.change_deg"]) < abs(b0["heading.change_deg"]) else "")
         + ". The paper's gait is near the shallow top: the optima go "
-        f"{min(opt.gap for _, opt, _ in found):.0%}–{max(opt.gap for _, opt, _ in found):.0%} further per joule. Run at the lab's current step (dt = 1 ms, explicit friction and PD servos); "
+        f"{min(opt.gap for _, opt, _ in found):.0%}–{max(opt.gap for _, opt, _ in found):.0%} further per joule. Run at the lab's current step (dt = 1 ms); "
         "re-run the studies after a change of the step, the friction law or the servos."
     )
