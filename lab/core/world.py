@@ -21,7 +21,7 @@ import numpy as np
 from lab.core.engine import connect, pb, quiet_stdout
 
 from lab.core.actuators import Motors
-from lab.core.errors import Diverged
+from lab.core.errors import Diverged, LabError
 from lab.core.kernels import contact_rows, forward_kinematics, snapshot
 from lab.core.wrench import Wrench
 from lab.core.state import BodyState, ModelInfo, RobotState
@@ -205,9 +205,13 @@ class World:
     def _load_urdf_file(self, path, base_pos, base_yaw: float) -> int:
         """URDF_USE_INERTIA_FROM_FILE, otherwise Bullet recomputes inertia from the collision shapes."""
         c = self.client
-        return c.loadURDF(str(path), basePosition=list(base_pos),
-                          baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                          flags=pb.URDF_USE_INERTIA_FROM_FILE if self.options.inertia_from_file else 0)
+        try:
+            return c.loadURDF(str(path), basePosition=list(base_pos),
+                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
+                              flags=pb.URDF_USE_INERTIA_FROM_FILE if self.options.inertia_from_file else 0)
+        except pb.error as exc:  # a file lab.robots.urdf_validate passed but the engine's parser did not
+            raise LabError("robot.path", f"{path}: the engine refused the file ({exc}); check it with "
+                                         "check_urdf") from None
 
     def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
         """loadURDF wants a file: write the text to a temporary one."""
