@@ -88,10 +88,14 @@ def fs_error(where: str, exc: OSError, doing: str = "cannot write") -> LabError:
     return WriteError(where, f"{doing}: {reason(exc)}", exc.errno)
 
 
-def scratch(name: str) -> bool:
+def scratch(name: str, folder: Path | str | None = None) -> bool:
     """Entries the lab's write protocol leaves while it works (temporaries, its lock file, and the
-    unfinished folders of older versions): never a user's file."""
-    return writes.scratch(name) or LEGACY_PARTIAL.match(name) is not None
+    unfinished folders of older versions): never a user's file. With ``folder``, a lock file counts only
+    if it holds a pid and an old unfinished entry only if it is a folder (a user's file of such a name
+    is the user's)."""
+    if LEGACY_PARTIAL.match(name) is not None:
+        return folder is None or (Path(folder) / name).is_dir() and not (Path(folder) / name).is_symlink()
+    return writes.scratch(name, folder)
 
 
 def clean_stale(folder: Path) -> None:
@@ -103,7 +107,7 @@ def clean_stale(folder: Path) -> None:
     except OSError:
         return
     for name in names:
-        if LEGACY_PARTIAL.match(name):
+        if LEGACY_PARTIAL.match(name) and scratch(name, folder):
             writes.remove(Path(folder) / name)
 
 
@@ -147,7 +151,7 @@ def read_marker(folder: Path, kind_hint: str | None = None) -> dict | None:
 
 
 def _legacy_sweep(folder: Path) -> dict | None:
-    names = {n for n in os.listdir(folder) if not (n.startswith(".") and n.endswith(".tmp")) and not scratch(n)
+    names = {n for n in os.listdir(folder) if not (n.startswith(".") and n.endswith(".tmp")) and not scratch(n, folder)
              and not n.startswith(".lab-")}
     if not names or not names <= set(KINDS["sweep"]) or "sweep.toml" not in names:
         return None
@@ -334,7 +338,7 @@ class Output:
             clean_stale(self.path)
             # What is there now (another command may have published since prepare looked).
             current = read_marker(self.path, self.kind)
-            others = [n for n in os.listdir(self.path) if not scratch(n)]
+            others = [n for n in os.listdir(self.path) if not scratch(n, self.path)]
             if current is None and others:
                 raise LabError(self.where, FOREIGN)
             if current is not None:
@@ -436,7 +440,7 @@ def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "
         if not path.is_dir():
             raise LabError(where, "exists and is not a folder; choose another folder or remove it")
         # The write protocol's own scratch (temporaries, a lock file) is never a user's file.
-        entries = [n for n in _listdir(path, where) if not scratch(n)]
+        entries = [n for n in _listdir(path, where) if not scratch(n, path)]
         if entries:
             previous = read_marker(path, kind)
             if previous is None:

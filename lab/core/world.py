@@ -16,6 +16,7 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 from lab.core.engine import connect, pb, quiet_stdout
@@ -252,7 +253,10 @@ class World:
             I_B[i] = np.diag(info[2])
         # each joint's motor from its URDF limit (effort: stall torque, velocity: no-load speed; absent or
         # 0: none); load_spec replaces them with the spec's own motors() where it has them
-        self._joint_inertia = (np.array(reflected_inertia(urdf_text, None if urdf_path is None else str(urdf_path)))
+        # a file's text is part of the cache key: a file edited between two runs of one process (a
+        # notebook) must not get the inertia of its previous version
+        key_text = urdf_text if urdf_path is None else Path(urdf_path).read_text(encoding="utf-8")
+        self._joint_inertia = (np.array(reflected_inertia(key_text, None if urdf_path is None else str(urdf_path)))
                                if self.n_joints else None)
         self.motors = Motors([infos[j][10] if infos[j][10] > 0 else math.inf for j in self._joint_ids],
                              [infos[j][11] if infos[j][11] > 0 else math.inf for j in self._joint_ids],
