@@ -313,6 +313,32 @@ def lock(folder: Path | str, where: str, wait: float = 0.0, what: str = "writing
         os.close(fd)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a job scheduler's time limit) raised in the main thread, so it unwinds as
+    Ctrl-C does: every temporary is removed on the way out, nothing half-written is published, and the
+    CLI says so in one line (exit 143 = 128 + SIGTERM)."""
+
+
+@contextmanager
+def sigterm_raises():
+    """While the block runs, SIGTERM raises :class:`Terminated` (main thread only; elsewhere a no-op)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def scratch(name: str, folder: Path | str | None = None) -> bool:
     """Entries the protocol itself leaves in a folder while it works: its temporaries (their check digest
     holds) and its lock file (only if it holds a pid, when ``folder`` is given to look)."""
@@ -330,6 +356,6 @@ def lab_scratch_of_dead(folder: Path | str) -> bool:
     return all(not TMP_RE.match(n) or is_stale(n) for n in names)
 
 
-__all__ = ["Busy", "LOCK_NAME", "TMP_RE", "clean_stale", "inside", "is_stale", "lock", "owner_pid", "pid_alive",
+__all__ = ["Busy", "LOCK_NAME", "Terminated", "sigterm_raises", "TMP_RE", "clean_stale", "inside", "is_stale", "lock", "owner_pid", "pid_alive",
            "publish", "remove", "scratch", "temp_path", "temporary", "write_bytes", "write_json", "write_text",
            "write_with"]

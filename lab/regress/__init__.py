@@ -86,6 +86,12 @@ def record(suite: Suite, out, workers: int = 1, overwrite: bool = False, command
     output = prepare(out, "regress", overwrite=overwrite)
     started, t0 = time.time(), time.perf_counter()
     entries = run_entries(suite, workers, tuple(command or ()))
+    crashed = [(eid, e["metrics"]) for eid, e in entries.items() if e["metrics"].get("status") == "failed"]
+    if crashed:  # a baseline of a crash would compare a crash with a crash and "hold" forever
+        eid, m = crashed[0]
+        more = f" (and {len(crashed) - 1} more)" if len(crashed) > 1 else ""
+        raise LabError(f"{output.where}", f"not recorded: entry {eid!r} crashed{more} ({m.get('error', 'no message')}); "
+                                          "a baseline records working runs: fix the entry or drop it from the suite")
     doc = {"suite": suite.name, "entries": entries, "environment": environment()}
     prov = collect(command, started, time.perf_counter() - t0)
 

@@ -131,15 +131,24 @@ def parse(data: bytes, label: str) -> tuple[ET.Element, dict[int, int]]:
 
 
 class _Checker:
-    def __init__(self, label: str, folder: Path | None, lines: dict[int, int]):
+    def __init__(self, label: str, folder: Path | None, lines: dict[int, int], root: ET.Element):
         self.label = label
         self.folder = folder
         self.lines = lines
+        self.parents = {id(c): p for p in root.iter() for c in p}
 
     def fail(self, el: ET.Element, what: str):
-        name = el.get("name")
-        tag = f"<{el.tag}>" if name is None else f"<{el.tag} name={short(name)}>"
-        raise UrdfError(f"{self.label}:{self.lines.get(id(el), '?')}: {tag}: {what}")
+        """Raise for ``el``, named by its own name or its nearest named ancestor's (``<joint name='j'>
+        <limit>``: an effort of "abc" names its joint)."""
+        tags, node = [], el
+        while node is not None:
+            name = node.get("name")
+            tags.append(f"<{node.tag}>" if name is None else f"<{node.tag} name={short(name)}>")
+            if name is not None or node.tag == "robot":
+                break
+            node = self.parents.get(id(node))
+        where = " ".join(reversed(tags)) if node is not None else tags[0]
+        raise UrdfError(f"{self.label}:{self.lines.get(id(el), '?')}: {where}: {what}")
 
     # numbers --------------------------------------------------------------------------------------
     def numbers(self, el, attr: str, n: int, default=None, *, bound: float | None = None, what: str = "") -> list[float]:
@@ -345,7 +354,7 @@ def validate(data: bytes | str, folder: Path | None, label: str) -> UrdfSummary:
     except UnicodeDecodeError as exc:
         raise UrdfError(f"{label}: not a UTF-8 text file (byte {exc.start})") from None
     root, lines = parse(data, label)
-    ck = _Checker(label, folder, lines)
+    ck = _Checker(label, folder, lines, root)
     if root.tag != "robot":
         ck.fail(root, f"not a URDF file (root element <{root.tag}>, expected <robot>)")
     robot = root.get("name", "")
