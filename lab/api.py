@@ -50,6 +50,11 @@ API_OVERRIDE = "overrides[{!r}]"  # how an error names an override: the argument
 class LabTypeError(LabError, TypeError):
     """An argument of the wrong type (``duration=True``): a LabError and a TypeError."""
 
+    def __init__(self, where: str, what: str | None = None):
+        if what is None:  # rebuilt from its message: gymnasium.make re-raises an env's TypeError as type(e)(text)
+            where, _, what = str(where).partition(": ")
+        super().__init__(where, what)
+
 
 class LabValueError(LabError, ValueError):
     """An argument of the right type but not allowed (``duration=-1``, a closed Sim): a LabError and a

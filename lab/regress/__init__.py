@@ -56,6 +56,8 @@ def run_entries(suite: Suite, workers: int = 1, command: tuple = (), progress=No
         finished = list(run_local(tasks))
     for task, row, _ in finished:
         metrics = {k: _json_safe(v) for k, v in row.items() if k not in DROP}
+        if row.get("status") == "failed":  # what crashed, for the refusal (record) or the table (check)
+            metrics["error"] = (str(row.get("error") or "").splitlines() or ["no message"])[0]
         out[task.run_id] = {"kind": "run", "definition": by_id[task.run_id].definition, "metrics": metrics}
         if progress:
             progress(task.run_id, row.get("status"))

@@ -463,8 +463,10 @@ def check_scheduler(address: str) -> None:
     ``http(s)://`` address is the scheduler's *dashboard* (port 8787 by default), not the scheduler
     (tcp, port 8786): it is refused rather than mapped, since the dashboard's port is not the one to
     connect to and guessing would connect elsewhere or hang until the timeout."""
-    m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://[^\s/]+/?$", address)
+    m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", address)
     scheme = m.group(1).lower() if m else None
+    if scheme not in ("http", "https") and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s/]+/?$", address):
+        scheme = None  # a path or spaces after the host: not an address dask connects to
     if scheme in ("http", "https"):
         raise LabError("--scheduler", f"{address!r} is a dashboard (web) address; give the scheduler's own, "
                                       "tcp://HOST:8786 (the dashboard is usually on port 8787)")
