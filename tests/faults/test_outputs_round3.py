@@ -17,7 +17,7 @@ import pytest
 from _helpers import LAB, ROOT, S, TINY, env, inproc, ok, one_error, temporaries, the_error, wait_for
 from conftest import snapshot
 
-from lab.errors import LabError
+from lab.core.errors import LabError
 
 SWEEP = ('name = "links"\nbase = "snake_serpenoid"\n[set]\n"sim.duration" = 0.05\n'
          '[[axis]]\nkey = "controller.alpha"\nvalues = [0.2]\n')
@@ -52,7 +52,7 @@ def test_screenshot_names_are_checked_against_the_run_and_the_video(tmp_path, ca
                         (["--screenshot", tmp_path / "x" / ".." / "o" / "s.png"], "lies inside --out")):
         assert said in one_error(inproc(capsys, "run", S, *TINY, "--out", out, *extra))
     assert os.listdir(tmp_path) == []
-    from lab.outputs import check_side_files, prepare
+    from lab.core.outputs import check_side_files, prepare
 
     output = prepare(out, "run")
     with pytest.raises(LabError, match="is the same file as --video"):  # the same file, under two names
@@ -79,7 +79,7 @@ def test_two_runs_in_the_same_second_without_out_get_their_own_folders(tmp_path)
 
 
 def test_a_default_folder_is_claimed_atomically_and_released_if_unused(tmp_path):
-    from lab.outputs import _release_claims, unique_default
+    from lab.core.outputs import _release_claims, unique_default
 
     a, b = unique_default(tmp_path / "runs" / "x"), unique_default(tmp_path / "runs" / "x")
     assert (a.name, b.name) == ("x", "x-2") and a.is_dir() and b.is_dir()
@@ -133,7 +133,7 @@ def test_the_labs_own_stale_temporary_and_lock_are_still_cleaned(tmp_path, capsy
     are the lab's and go (so the checks above refuse only what is not provably the lab's)."""
     out = tmp_path / "o"
     out.mkdir()
-    made = subprocess.run([sys.executable, "-c", "import sys; from lab.writes import temp_path; "
+    made = subprocess.run([sys.executable, "-c", "import sys; from lab.core.writes import temp_path; "
                            "print(temp_path(sys.argv[1]).name)", str(out / "data")],
                           capture_output=True, text=True, env=env(), cwd=ROOT, check=True).stdout.strip()
     (out / made).write_bytes(b"half")
@@ -145,16 +145,16 @@ def test_the_labs_own_stale_temporary_and_lock_are_still_cleaned(tmp_path, capsy
 @pytest.fixture
 def crashing(monkeypatch):
     """Every run of snake_passive_creeping raises inside the simulation (as a bug in a force law would)."""
-    import lab.runner
+    import lab.core.runner
 
-    real = lab.runner.Simulation.step
+    real = lab.core.runner.Simulation.step
 
     def step(self, state):
         if self.scenario.name == "snake_passive_creeping":
             raise RuntimeError("a force law blew up")
         return real(self, state)
 
-    monkeypatch.setattr(lab.runner.Simulation, "step", step)
+    monkeypatch.setattr(lab.core.runner.Simulation, "step", step)
 
 
 SUITE = ('name = "tiny"\n[[run]]\nscenario = "snake_serpenoid"\nduration = 0.05\n'
@@ -178,10 +178,10 @@ def test_regress_check_fails_an_entry_that_crashes_on_either_side(tmp_path, caps
     (tmp_path / "old" / "baseline.json").write_text(json.dumps(doc))  # a baseline an older lab recorded
     res = inproc(capsys, "regress", "check", tmp_path / "tiny.toml", "--baseline", tmp_path / "old")
     assert res.returncode == 1 and "crashed (baseline)" in res.stdout
-    import lab.runner
+    import lab.core.runner
 
-    real = lab.runner.Simulation.step
-    monkeypatch.setattr(lab.runner.Simulation, "step", lambda self, state: (_ for _ in ()).throw(
+    real = lab.core.runner.Simulation.step
+    monkeypatch.setattr(lab.core.runner.Simulation, "step", lambda self, state: (_ for _ in ()).throw(
         RuntimeError("boom")) if self.scenario.name == "snake_passive_creeping" else real(self, state))
     res = inproc(capsys, "regress", "check", tmp_path / "tiny.toml", "--baseline", tmp_path / "old")
     assert res.returncode == 1 and "crashed (baseline)" in res.stdout and "crashed (now)" in res.stdout
@@ -200,7 +200,7 @@ def test_paths_too_long_are_refused_before_simulating(tmp_path, capsys):
 
 
 def test_a_new_out_s_parent_folders_go_when_the_write_fails(tmp_path, monkeypatch):
-    from lab.outputs import prepare
+    from lab.core.outputs import prepare
 
     out = prepare(tmp_path / "p" / "q" / "run", "run")
 

@@ -13,7 +13,7 @@ import pytest
 from _helpers import ROOT, inproc, one_error
 from _urdf_gen import GOOD_OBJ, Loader, verdict
 
-from lab.errors import LabError
+from lab.core.errors import LabError
 
 USER = ROOT / "examples" / "user_robot.toml"
 INERTIAL = ('<inertial><mass value="{m}"/><inertia ixx="{i}" ixy="0" ixz="0" iyy="{i}" iyz="0" izz="{i}"/>'
