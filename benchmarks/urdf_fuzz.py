@@ -62,7 +62,7 @@ def main(argv=None) -> int:
                 tally["diverged"] += 1
             else:
                 what = res["stderr"].split("robot.path: ", 1)[-1]
-                what = re.sub(r"^[^:]*:\d+: <[^>]*>: ", "", what)  # drop file, line and element
+                what = re.sub(r"^[^:]*:\d+: (?:<[^>]*> ?)*:? ?", "", what)  # drop file, line and element(s)
                 key = "refused: " + " ".join(re.sub(r"[\d'\"=].*", "", what).split()[:5])
                 tally[key] += 1
                 if args.keep and "engine refused" in key:  # what the validator let through to the engine
