@@ -14,6 +14,12 @@ World loads the file in place). ``rest_height`` (the base link's height when the
 ground), ``link_length`` (the characteristic link length of the force laws and metrics) and the head link
 are measured from the file's collision geometry (:mod:`lab.robots.urdf_measure`) unless the scenario sets
 them; a set value that contradicts the geometry is warned about with both numbers.
+
+The engine never sees a file the lab has not checked in full (:mod:`lab.robots.urdf_validate`: names
+within PyBullet's buffers, at most 128 links, a tree, positive masses, valid inertias, bounded numbers,
+mesh files inside the URDF's folder): when the spec is built and again when the World asks for
+:attr:`UrdfFileSpec.file` to load it. The first problem is a ``ValueError`` naming ``path``, the file,
+its line and the element, which the scenario loader turns into one ``error:`` line.
 """
 
 from __future__ import annotations
