@@ -50,6 +50,11 @@ API_OVERRIDE = "overrides[{!r}]"  # how an error names an override: the argument
 class LabTypeError(LabError, TypeError):
     """An argument of the wrong type (``duration=True``): a LabError and a TypeError."""
 
+    def __init__(self, where: str, what: str | None = None):
+        if what is None:  # rebuilt from its message: gymnasium.make re-raises an env's TypeError as type(e)(text)
+            where, _, what = str(where).partition(": ")
+        super().__init__(where, what)
+
 
 class LabValueError(LabError, ValueError):
     """An argument of the right type but not allowed (``duration=-1``, a closed Sim): a LabError and a
@@ -241,12 +246,18 @@ class Sim:
         """Advance ``n`` engine steps (of ``sim.dt``) and return the new snapshot. ``torques`` (J,) N·m
         replace the controller's output for these steps (the controller is then not called, so its
         internal state does not advance); None runs the scenario's controller. A blow-up raises
-        :class:`lab.core.errors.Diverged`. The recorder keeps samples up to ``sim.duration``."""
+        :class:`lab.core.errors.Diverged`. A Sim runs to ``sim.duration`` and no further: more steps than are
+        left raise :class:`LabValueError` (``n``)."""
         self._open("step")
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
             raise LabTypeError("n", f"must be an integer number of steps, got {n!r}")
         if n < 0:
             raise LabValueError("n", f"must be at least 0, got {n}")
+        left = self.scenario.sim.n_steps - self.simulation.world.steps
+        if n > left:  # a Sim runs to sim.duration, as lab run does (10**12 steps would never return)
+            raise LabValueError("n", f"{n} steps would run past sim.duration = {self.scenario.sim.duration:g} s: "
+                                     f"{max(left, 0)} step(s) of {self.scenario.sim.dt:g} s are left; make the Sim "
+                                     "with a longer sim.duration")
         tau = None
         if torques is not None:
             try:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from lab import __version__
 from lab.core.errors import LabError
+from lab.core.writes import Terminated, sigterm_raises
 
 log = logging.getLogger("lab.cli")
 
@@ -148,7 +149,7 @@ def _unavailable(name: str, exc: ImportError):
 
 def cmd_run(args) -> int:
     from lab.core import scenario as scn
-    from lab.core.outputs import check_file, prepare, unique_default
+    from lab.core.outputs import check_file, check_side_files, prepare, unique_default
     from lab.core.provenance import collect
     from lab.results import write_run
     from lab.present import run_scenario
@@ -160,14 +161,15 @@ def cmd_run(args) -> int:
     sc = scn.load(args.scenario, overrides)
     if args.video and Path(args.video).suffix.lower() not in (".mp4", ".gif"):
         raise LabError("--video", f"must end in .mp4 or .gif, got {args.video}")
-    # Every place the run will write is checked before the simulation starts.
+    # Every place the run will write is checked before the simulation starts (lab.core.outputs).
     if args.html and sc.replay_config.rate_hz <= 0:
         raise LabError("--html", "needs replay.rate_hz > 0 (with 0 the run stores no link poses to replay)")
     out = args.out or unique_default(Path("runs") / f"{sc.name}-{time.strftime('%Y%m%d-%H%M%S')}")
     output = prepare(out, "run", overwrite=args.overwrite)
-    for flag, path in (("--video", args.video), ("--screenshot", args.screenshot), ("--html", args.html)):
-        if path:
-            check_file(path, flag, overwrite=args.overwrite)
+    check_side_files(output, {"--video": args.video, "--screenshot": args.screenshot}, overwrite=args.overwrite,
+                     suffixes={"--video": (".mp4", ".gif"), "--screenshot": (".png",)})
+    if args.html:
+        check_file(args.html, "--html", overwrite=args.overwrite)
     from lab.core.progress import enabled
 
     result = run_scenario(sc, gui=args.gui, progress=enabled(), video=args.video,
@@ -335,6 +337,14 @@ def cmd_list(args) -> int:
 COMMANDS = {"run": cmd_run, "check": cmd_check, "urdf": cmd_urdf, "list": cmd_list}
 
 
+def _one_line(text) -> str:
+    """Control characters written as escapes (\\n, \\t, \\x1b): an error stays one line, and a terminal
+    escape in a user's key or path is shown, not obeyed."""
+    import re
+
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: repr(m.group())[1:-1], str(text))
+
+
 def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
@@ -356,11 +366,12 @@ def main(argv: list[str] | None = None) -> int:
         for spec in [*args.plugins, *getattr(args, "plugins_sub", [])]:  # relative to the working directory
             load_plugin(spec)
         handler = COMMANDS.get(args.cmd) or getattr(args, "handler", None)
-        code = handler(args)
+        with sigterm_raises():  # `kill PID` unwinds like Ctrl-C: temporaries removed, one line, exit 143
+            code = handler(args)
         sys.stdout.flush()  # here, not at exit: a closed pipe must meet the handler below
         return code
-    except LabError as exc:
-        print(f"error: {exc.where}: {exc.what}", file=sys.stderr)
+    except LabError as exc:  # one line whatever the input held (a newline in a --set key, in a file name)
+        print(f"error: {_one_line(exc.where)}: {_one_line(exc.what)}", file=sys.stderr)
         return EXIT_INPUT
     except BrokenPipeError:  # `lab list | head`: the reader left; say nothing, as Unix tools do
         import os
@@ -375,6 +386,9 @@ def main(argv: list[str] | None = None) -> int:
         where = exc.filename if exc.filename is not None else "file system"
         print(f"error: {where}: {reason(exc)}", file=sys.stderr)
         return EXIT_INPUT
+    except Terminated:
+        print("error: terminated (SIGTERM); nothing half-written was kept", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

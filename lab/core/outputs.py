@@ -92,10 +92,14 @@ def fs_error(where: str, exc: OSError, doing: str = "cannot write") -> LabError:
     return WriteError(where, f"{doing}: {reason(exc)}", exc.errno)
 
 
-def scratch(name: str) -> bool:
+def scratch(name: str, folder: Path | str | None = None) -> bool:
     """Entries the lab's write protocol leaves while it works (temporaries, its lock file, and the
-    unfinished folders of older versions): never a user's file."""
-    return writes.scratch(name) or LEGACY_PARTIAL.match(name) is not None
+    unfinished folders of older versions): never a user's file. With ``folder``, a lock file counts only
+    if it holds a pid and an old unfinished entry only if it is a folder (a user's file of such a name
+    is the user's)."""
+    if LEGACY_PARTIAL.match(name) is not None:
+        return folder is None or (Path(folder) / name).is_dir() and not (Path(folder) / name).is_symlink()
+    return writes.scratch(name, folder)
 
 
 def clean_stale(folder: Path) -> None:
@@ -107,7 +111,7 @@ def clean_stale(folder: Path) -> None:
     except OSError:
         return
     for name in names:
-        if LEGACY_PARTIAL.match(name):
+        if LEGACY_PARTIAL.match(name) and scratch(name, folder):
             writes.remove(Path(folder) / name)
 
 
@@ -151,7 +155,7 @@ def read_marker(folder: Path, kind_hint: str | None = None) -> dict | None:
 
 
 def _legacy_sweep(folder: Path) -> dict | None:
-    names = {n for n in os.listdir(folder) if not (n.startswith(".") and n.endswith(".tmp")) and not scratch(n)
+    names = {n for n in os.listdir(folder) if not (n.startswith(".") and n.endswith(".tmp")) and not scratch(n, folder)
              and not n.startswith(".lab-")}
     if not names or not names <= set(KINDS["sweep"]) or "sweep.toml" not in names:
         return None
@@ -195,6 +199,37 @@ def _through_file(path: Path, where: str) -> Path:
     if not anc.is_dir():
         raise LabError(where, f"{anc} is a file, not a folder")
     return anc
+
+
+# What the write protocol adds to a name: ".<name>.lab-tmp.<pid>.<nonce><check>" (lab.writes.temp_path),
+# with a pid of at most 7 digits (Linux's pid_max is at most 2^22 = 4194304).
+TMP_OVERHEAD = len(".") + len(writes.TMP_TAG) + 7 + 1 + 16
+LONGEST_INSIDE = 64  # room for the longest path the lab writes inside an output (a report's figures/…)
+
+
+def check_lengths(path: Path | str, where: str, suffix: str = "") -> None:
+    """Refuse, before any work, a path the file system would refuse at the end: a component longer than
+    the file system's NAME_MAX (255 bytes on Linux), counting the write protocol's temporary name for
+    the last one (``suffix``: a file's own, kept on its temporary), or a path longer than PATH_MAX."""
+    full = os.path.abspath(path)
+    where = where if len(where) <= 160 else where[:160] + "…"
+    anc = _nearest_existing(Path(full))
+    try:
+        name_max = os.pathconf(anc if anc.is_dir() else anc.parent, "PC_NAME_MAX")
+        path_max = os.pathconf(anc if anc.is_dir() else anc.parent, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = 255, 4096
+    parts = Path(full).parts[1:]
+    for i, part in enumerate(parts):
+        size = len(part.encode("utf-8", "surrogateescape"))
+        extra = TMP_OVERHEAD + len(suffix) if i == len(parts) - 1 else 0
+        if size + extra > name_max:
+            shown = part if len(part) <= 40 else part[:40] + "…"
+            allowed = name_max - extra
+            raise LabError(where, f"the name {shown!r} is {size} bytes; at most {allowed} here (the file system allows "
+                           f"{name_max}{', less the lab temporary name' if extra else ''})")
+    if len(full.encode("utf-8", "surrogateescape")) + LONGEST_INSIDE > path_max:
+        raise LabError(where, f"the path is {len(full)} bytes; at most {path_max - LONGEST_INSIDE}")
 
 
 def _listdir(path: Path, where: str) -> list[str]:
@@ -305,7 +340,23 @@ class Output:
 
     def _write_fresh(self, build) -> Path | None:
         parent = self.path.parent
+        made = []  # the folders above the output that this command makes: removed again if it fails
+        p = Path(os.path.abspath(parent))
+        while not os.path.lexists(p) and p != p.parent:
+            made.append(p)
+            p = p.parent
         parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return self._build_fresh(build)
+        except BaseException:
+            for d in made:  # innermost first; rmdir only succeeds on an empty folder
+                try:
+                    os.rmdir(d)
+                except OSError:
+                    break
+            raise
+
+    def _build_fresh(self, build) -> Path | None:
         with writes.temporary(self.path, folder=True) as tmp:
             os.chmod(tmp, 0o777 & ~writes._umask())
             build(tmp)
@@ -338,7 +389,7 @@ class Output:
             clean_stale(self.path)
             # What is there now (another command may have published since prepare looked).
             current = read_marker(self.path, self.kind)
-            others = [n for n in os.listdir(self.path) if not scratch(n)]
+            others = [n for n in os.listdir(self.path) if not scratch(n, self.path)]
             if current is None and others:
                 raise LabError(self.where, FOREIGN)
             if current is not None:
@@ -435,12 +486,13 @@ def prepare(path: Path | str, kind: str, overwrite: bool = False, label: str = "
         raise LabError(label, "must name a folder, got an empty string")
     path = Path(path)
     where = f"{label} {path}"
+    check_lengths(path, where)
     previous = None
     if os.path.lexists(path):
         if not path.is_dir():
             raise LabError(where, "exists and is not a folder; choose another folder or remove it")
         # The write protocol's own scratch (temporaries, a lock file) is never a user's file.
-        entries = [n for n in _listdir(path, where) if not scratch(n)]
+        entries = [n for n in _listdir(path, where) if not scratch(n, path)]
         if entries:
             previous = read_marker(path, kind)
             if previous is None:
@@ -479,6 +531,7 @@ def check_file(path: Path | str, label: str, overwrite: bool = False, flag: str 
         raise LabError(label, "must name a file, got an empty string")
     path = Path(path)
     where = f"{label} {path}"
+    check_lengths(path, where, path.suffix)
     if os.path.lexists(path):
         try:
             mode = os.stat(path).st_mode
@@ -497,6 +550,37 @@ def check_file(path: Path | str, label: str, overwrite: bool = False, flag: str 
     return path
 
 
+def _real(path: Path) -> str:
+    """``path`` with symlinks resolved as far as it exists (the rest appended): where it would land."""
+    return os.path.realpath(os.path.abspath(path))
+
+
+def check_side_files(output: Output, files: dict[str, str | None], overwrite: bool = False,
+                     suffixes: dict[str, tuple[str, ...]] | None = None) -> None:
+    """The single files a command writes beside its output folder (``--video``, ``--screenshot``), checked
+    with :func:`check_file` and against each other and the folder, before any work: each must have its
+    format's suffix, no two may be the same file, and none may lie inside the output folder (the folder
+    holds only the lab's listed files, so a video published into a new ``--out`` first would make the
+    lab refuse its own folder after the run)."""
+    seen: dict[str, str] = {}
+    inside_out = _real(output.path)
+    for flag, path in files.items():
+        if not path:
+            continue
+        allowed = (suffixes or {}).get(flag)
+        if allowed and Path(path).suffix.lower() not in allowed:
+            raise LabError(flag, f"must end in {' or '.join(allowed)}, got {path}")
+        real = _real(Path(path))
+        if real == inside_out or real.startswith(inside_out + os.sep):
+            raise LabError(f"{flag} {path}", f"lies inside {output.label} {output.path}, which holds only the "
+                                             f"lab's own files; write it beside the folder (e.g. "
+                                             f"{Path(output.path).name}{Path(path).suffix})")
+        if real in seen:
+            raise LabError(f"{flag} {path}", f"is the same file as {seen[real]}; give each its own name")
+        seen[real] = f"{flag} {path}"
+        check_file(path, flag, overwrite=overwrite)
+
+
 def write_file(path: Path, text: str, where: str) -> None:
     """Write a checked single file by the write protocol (:mod:`lab.core.writes`); OSError → LabError."""
     try:
@@ -505,12 +589,43 @@ def write_file(path: Path, text: str, where: str) -> None:
         raise fs_error(where, exc) from None
 
 
-def unique_default(path: Path) -> Path:
-    """A default output folder that does not exist yet (``name``, ``name-2``, ``name-3``, …), so two
-    commands started in the same second never meet in one folder."""
+_claimed: list[Path] = []
+
+
+def _release_claims() -> None:
+    """At exit: default folders claimed by this process and never written (the command failed) go; a
+    folder that holds anything stays (rmdir removes only an empty one)."""
+    for p in _claimed:
+        try:
+            os.rmdir(p)
+        except OSError:
+            pass
+    _claimed.clear()
+
+
+def unique_default(path: Path, claim: bool = True) -> Path:
+    """A default output folder that no other command has (``name``, ``name-2``, ``name-3``, …), so two
+    commands started in the same second never meet in one folder. With ``claim`` the folder is made
+    here, by ``mkdir`` (atomic: of two processes racing for one name, one gets ``-2``); it is empty
+    until the command writes into it, and removed at exit if the command never did."""
+    import atexit
+
     path = Path(path)
+    check_lengths(path.with_name(path.name + "-99"), f"--out {path}")
     candidate, i = path, 1
-    while os.path.lexists(candidate):
+    if claim:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        if claim:
+            try:
+                os.mkdir(candidate)
+                if not _claimed:
+                    atexit.register(_release_claims)
+                _claimed.append(candidate)
+                return candidate
+            except FileExistsError:
+                pass
+        elif not os.path.lexists(candidate):
+            return candidate
         i += 1
         candidate = path.with_name(f"{path.name}-{i}")
-    return candidate

@@ -270,6 +270,8 @@ def from_dict(data: dict, where: str = "scenario", base: str | Path | None = Non
     name = data.get("name", "scenario")
     if not isinstance(name, str) or not name.replace("_", "").replace("-", "").isalnum():
         raise LabError(f"{where}:name", f"must be a string of letters, digits, '_' or '-', got {name!r}")
+    if len(name) > MAX_NAME:  # it names the default run folder: checked here, not by the file system at the end
+        raise LabError(f"{where}:name", f"is {len(name)} characters long; at most {MAX_NAME}")
     desc = data.get("description", "")
     if not isinstance(desc, str):
         raise LabError(f"{where}:description", "must be a string")
@@ -348,6 +350,7 @@ def from_dict(data: dict, where: str = "scenario", base: str | Path | None = Non
 # MemoryError hours in. 2 GiB: ~200 times the largest shipped scenario's record (9.8 MB), well under the
 # memory of the machines the lab runs on.
 MAX_RECORDED_BYTES = 2 * 1024**3
+MAX_NAME = 128  # a scenario's name: runs/<name>-<time>-<n>/ and its temporary fit a 255-byte file name
 MAX_TABLE_DEPTH = 16  # scenario and sweep tables nest at most 4 deep; deeper is not a lab file
 
 

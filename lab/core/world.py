@@ -16,12 +16,13 @@ import tempfile
 import time
 from dataclasses import dataclass, replace
 from itertools import chain
+from pathlib import Path
 
 import numpy as np
 from lab.core.engine import connect, pb, quiet_stdout
 
 from lab.core.actuators import Motors
-from lab.core.errors import Diverged
+from lab.core.errors import Diverged, LabError
 from lab.core.kernels import contact_rows, forward_kinematics, snapshot
 from lab.core.wrench import Wrench
 from lab.core.state import BodyState, ModelInfo, RobotState
@@ -205,9 +206,13 @@ class World:
     def _load_urdf_file(self, path, base_pos, base_yaw: float) -> int:
         """URDF_USE_INERTIA_FROM_FILE, otherwise Bullet recomputes inertia from the collision shapes."""
         c = self.client
-        return c.loadURDF(str(path), basePosition=list(base_pos),
-                          baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
-                          flags=pb.URDF_USE_INERTIA_FROM_FILE if self.options.inertia_from_file else 0)
+        try:
+            return c.loadURDF(str(path), basePosition=list(base_pos),
+                              baseOrientation=c.getQuaternionFromEuler([0, 0, base_yaw]),
+                              flags=pb.URDF_USE_INERTIA_FROM_FILE if self.options.inertia_from_file else 0)
+        except pb.error as exc:  # a file lab.robots.urdf_validate passed but the engine's parser did not
+            raise LabError("robot.path", f"{path}: the engine refused the file ({exc}); check it with "
+                                         "check_urdf") from None
 
     def _load_urdf_text(self, urdf_text: str, base_pos, base_yaw: float) -> int:
         """loadURDF wants a file: write the text to a temporary one."""
@@ -248,7 +253,10 @@ class World:
             I_B[i] = np.diag(info[2])
         # each joint's motor from its URDF limit (effort: stall torque, velocity: no-load speed; absent or
         # 0: none); load_spec replaces them with the spec's own motors() where it has them
-        self._joint_inertia = (np.array(reflected_inertia(urdf_text, None if urdf_path is None else str(urdf_path)))
+        # a file's text is part of the cache key: a file edited between two runs of one process (a
+        # notebook) must not get the inertia of its previous version
+        key_text = urdf_text if urdf_path is None else Path(urdf_path).read_text(encoding="utf-8")
+        self._joint_inertia = (np.array(reflected_inertia(key_text, None if urdf_path is None else str(urdf_path)))
                                if self.n_joints else None)
         self.motors = Motors([infos[j][10] if infos[j][10] > 0 else math.inf for j in self._joint_ids],
                              [infos[j][11] if infos[j][11] > 0 else math.inf for j in self._joint_ids],

@@ -5,8 +5,10 @@ baselines and sweep tables:
 
 1. **Private temporary beside the target.** Every file or folder is first written under a name of
    this process's own, in the target's own folder (so the final rename never crosses a file
-   system): ``.<target name>.lab-tmp.<pid>.<nonce>[<suffix>]`` (:func:`temp_path`). Nothing else
-   writes there, and no reader takes it for the output.
+   system): ``.<target name>.lab-tmp.<pid>.<nonce><check>[<suffix>]`` (:func:`temp_path`). Nothing
+   else writes there, and no reader takes it for the output. ``<check>`` is a digest of the other
+   parts: a user's file that merely looks like a temporary (``.data.lab-tmp.4000000.deadbeef``) fails
+   it (odds 2^-32) and is never taken for the lab's, so never removed.
 2. **Publish by rename, only on success.** :func:`publish` is ``os.replace``: the target is either
    the previous complete file or the new complete one, never half of one. A failure (no space, a
    signal, an exception) removes the temporary and leaves the target as it was.
@@ -16,7 +18,8 @@ baselines and sweep tables:
    (:func:`clean_stale`).
 4. **A lock where two processes can meet.** :func:`lock` takes an ``fcntl`` lock on a lock file that
    holds the pid of its holder (``.lab-lock``); a second process either waits its turn (short
-   publications) or is refused at once with the holder's pid (a sweep, a report).
+   publications) or is refused at once with the holder's pid (a sweep, a report). A ``.lab-lock``
+   that holds anything but a pid is a user's file: refused, never truncated or removed.
 5. **No symlink out.** :func:`inside` refuses a path whose folder part leads outside the output
    through a symlink (a ``figures/`` replaced by a link to a user's folder), so the lab never writes
    into a folder it did not make.
@@ -29,12 +32,14 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import hashlib
 import json
 import logging
 import os
 import re
 import secrets
 import shutil
+import stat
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,9 +50,54 @@ from lab.core.errors import LabError
 log = logging.getLogger(__name__)
 
 TMP_TAG = ".lab-tmp."
-# .<base>.lab-tmp.<pid>.<nonce>[.suffix]; the nonce is 8 hex digits
-TMP_RE = re.compile(r"^\.(?P<base>.*)\.lab-tmp\.(?P<pid>\d+)\.(?P<nonce>[0-9a-f]{8})(?P<suffix>\.[A-Za-z0-9]+)?$")
+# .<base>.lab-tmp.<pid>.<nonce><check>[.suffix]; nonce and check are 8 hex digits each
+_TMP_SHAPE = re.compile(r"^\.(?P<base>.*)\.lab-tmp\.(?P<pid>\d+)\.(?P<nonce>[0-9a-f]{8})(?P<check>[0-9a-f]{8})"
+                        r"(?P<suffix>\.[A-Za-z0-9]+)?$")
 LOCK_NAME = ".lab-lock"
+_LOCK_TEXT = re.compile(rb"\d{0,10}\n?")  # what the lab writes in its lock file: its pid (empty for an instant)
+
+
+def _check(base: str, pid: str, nonce: str) -> str:
+    return hashlib.blake2b(f"{base}\0{pid}\0{nonce}".encode("utf-8", "surrogateescape"), digest_size=4,
+                           person=b"lab-tmp").hexdigest()
+
+
+class _TmpRe:
+    """``TMP_RE.match(name)``: a match only for a name the protocol made (its check digest holds)."""
+
+    pattern = _TMP_SHAPE.pattern
+
+    @staticmethod
+    def match(name: str):
+        m = _TMP_SHAPE.match(name)
+        if m is None or m.group("check") != _check(m.group("base"), m.group("pid"), m.group("nonce")):
+            return None
+        return m
+
+    @staticmethod
+    def search(name: str):
+        return _TmpRe.match(name)
+
+
+TMP_RE = _TmpRe()
+
+
+def lock_is_ours(folder: Path | str) -> bool:
+    """True if ``folder/.lab-lock`` is absent or a regular file holding only a pid (the lab's lock file)."""
+    path = Path(folder) / LOCK_NAME
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISREG(st.st_mode) or st.st_size > 12:
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return _LOCK_TEXT.fullmatch(fh.read(16)) is not None
+    except OSError:
+        return False
 
 
 def _umask() -> int:
@@ -60,7 +110,8 @@ def temp_path(target: Path | str, suffix: str = "") -> Path:
     """A fresh private name beside ``target`` (same folder): ``.<name>.lab-tmp.<pid>.<nonce><suffix>``.
     ``suffix`` keeps the format of writers that choose it from the name (``.mp4``, ``.png``)."""
     target = Path(target)
-    return target.with_name(f".{target.name}{TMP_TAG}{os.getpid()}.{secrets.token_hex(4)}{suffix}")
+    pid, nonce = str(os.getpid()), secrets.token_hex(4)
+    return target.with_name(f".{target.name}{TMP_TAG}{pid}.{nonce}{_check(target.name, pid, nonce)}{suffix}")
 
 
 def pid_alive(pid: int) -> bool:
@@ -224,7 +275,10 @@ def lock(folder: Path | str, where: str, wait: float = 0.0, what: str = "writing
     path = Path(folder) / LOCK_NAME
     deadline = time.monotonic() + wait
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        if not lock_is_ours(folder):
+            raise LabError(f"{where}/{LOCK_NAME}", "is not the lab's lock file (it holds other data); the lab "
+                                                   "keeps this name for its lock: move the file away")
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -241,6 +295,9 @@ def lock(folder: Path | str, where: str, wait: float = 0.0, what: str = "writing
             same = os.fstat(fd).st_ino == os.stat(path).st_ino
         except FileNotFoundError:
             same = False
+        if same and _LOCK_TEXT.fullmatch(os.pread(fd, 16, 0)) is None:  # a user's file appeared meanwhile
+            os.close(fd)
+            continue  # refused at the top of the loop
         if same:
             break
         os.close(fd)
@@ -256,9 +313,38 @@ def lock(folder: Path | str, where: str, wait: float = 0.0, what: str = "writing
         os.close(fd)
 
 
-def scratch(name: str) -> bool:
-    """Names the protocol itself leaves in a folder while it works (temporaries, the lock file)."""
-    return name == LOCK_NAME or TMP_RE.match(name) is not None
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill PID``, a job scheduler's time limit) raised in the main thread, so it unwinds as
+    Ctrl-C does: every temporary is removed on the way out, nothing half-written is published, and the
+    CLI says so in one line (exit 143 = 128 + SIGTERM)."""
+
+
+@contextmanager
+def sigterm_raises():
+    """While the block runs, SIGTERM raises :class:`Terminated` (main thread only; elsewhere a no-op)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def scratch(name: str, folder: Path | str | None = None) -> bool:
+    """Entries the protocol itself leaves in a folder while it works: its temporaries (their check digest
+    holds) and its lock file (only if it holds a pid, when ``folder`` is given to look)."""
+    if name == LOCK_NAME:
+        return folder is None or lock_is_ours(folder)
+    return TMP_RE.match(name) is not None
 
 
 def lab_scratch_of_dead(folder: Path | str) -> bool:
@@ -270,6 +356,6 @@ def lab_scratch_of_dead(folder: Path | str) -> bool:
     return all(not TMP_RE.match(n) or is_stale(n) for n in names)
 
 
-__all__ = ["Busy", "LOCK_NAME", "TMP_RE", "clean_stale", "inside", "is_stale", "lock", "owner_pid", "pid_alive",
+__all__ = ["Busy", "LOCK_NAME", "Terminated", "sigterm_raises", "TMP_RE", "clean_stale", "inside", "is_stale", "lock", "owner_pid", "pid_alive",
            "publish", "remove", "scratch", "temp_path", "temporary", "write_bytes", "write_json", "write_text",
            "write_with"]

@@ -228,6 +228,22 @@ class Policy(Controller):
         return self.tau
 
 
+def check_control_dt(control_dt, dt: float, duration: float) -> float | None:
+    """``control_dt`` as given (None: the default), refused as a LabError unless it is a real number in
+    [dt, sim.duration]: one action lasts at least one engine step, and at most the episode (1e9 s would
+    step for ever before returning)."""
+    from lab.api import LabTypeError, LabValueError
+
+    if control_dt is None:
+        return None
+    if isinstance(control_dt, bool) or not isinstance(control_dt, (int, float, np.integer, np.floating)):
+        raise LabTypeError("control_dt", f"must be a number of seconds, got {control_dt!r}")
+    if not (math.isfinite(control_dt) and dt <= control_dt * (1 + 1e-9) and control_dt <= duration):
+        raise LabValueError("control_dt", f"must be in [sim.dt, sim.duration] = [{dt:g}, {duration:g}] s, "
+                                          f"got {control_dt!r}")
+    return float(control_dt)
+
+
 class LabEnv(gym.Env):
     """A scenario as a Gymnasium environment (the module docstring is its spec).
 
@@ -256,6 +272,7 @@ class LabEnv(gym.Env):
             raise ValueError(f"divergence_penalty: must be a finite number >= 0, got {divergence_penalty!r}")
         self.scenario = sc = load_scenario(scenario, {**(base_overrides or {}), **(overrides or {})})
         dt = sc.sim.dt
+        control_dt = check_control_dt(control_dt, dt, sc.sim.duration)
         self.frame_skip = max(1, int(round((control_dt or CONTROL_DT) / dt)))
         self.control_dt = self.frame_skip * dt
         self.max_steps = max(1, sc.sim.n_steps // self.frame_skip)
@@ -388,12 +405,30 @@ class LabEnv(gym.Env):
         return tau
 
     def _action(self, action) -> np.ndarray:
-        a = np.clip(np.asarray(action, dtype=float).reshape(-1), -1.0, 1.0)
-        if a.shape != self.act_limit.shape:
-            raise ValueError(f"action: expected {self.act_limit.size} values, got {a.size}")
-        return a
+        """The action as (n,) floats clipped to [-1, 1]; a LabError (a TypeError or ValueError too) for one
+        that is not n finite real numbers in one dimension."""
+        from lab.api import LabTypeError, LabValueError
+
+        n = self.act_limit.size
+        try:
+            raw = np.asarray(action)
+            if raw.dtype.kind not in "biuf":  # strings, objects, complex: not a torque
+                raise TypeError
+            a = raw.astype(float)
+        except (TypeError, ValueError):
+            raise LabTypeError("action", f"must be {n} real numbers (an array of shape ({n},)), got "
+                                         f"{str(action)[:80]!r}") from None
+        if a.shape != (n,):
+            raise LabValueError("action", f"must have shape ({n},), got {a.shape}")
+        if not np.isfinite(a).all():
+            raise LabValueError("action", f"must be finite (in [-1, 1]), got {a.tolist()}")
+        return np.clip(a, -1.0, 1.0)
 
     def step(self, action):
+        if self.sim is None:
+            from lab.api import LabValueError
+
+            raise LabValueError("env.step", "the environment is closed; make a new one (gymnasium.make)")
         if self._dead:
             raise RuntimeError("the episode has ended (diverged): call reset()")
         self.policy.set_action(self._action(action))

@@ -56,6 +56,8 @@ def run_entries(suite: Suite, workers: int = 1, command: tuple = (), progress=No
         finished = list(run_local(tasks))
     for task, row, _ in finished:
         metrics = {k: _json_safe(v) for k, v in row.items() if k not in DROP}
+        if row.get("status") == "failed":  # what crashed, for the refusal (record) or the table (check)
+            metrics["error"] = (str(row.get("error") or "").splitlines() or ["no message"])[0]
         out[task.run_id] = {"kind": "run", "definition": by_id[task.run_id].definition, "metrics": metrics}
         if progress:
             progress(task.run_id, row.get("status"))
@@ -86,6 +88,12 @@ def record(suite: Suite, out, workers: int = 1, overwrite: bool = False, command
     output = prepare(out, "regress", overwrite=overwrite)
     started, t0 = time.time(), time.perf_counter()
     entries = run_entries(suite, workers, tuple(command or ()))
+    crashed = [(eid, e["metrics"]) for eid, e in entries.items() if e["metrics"].get("status") == "failed"]
+    if crashed:  # a baseline of a crash would compare a crash with a crash and "hold" forever
+        eid, m = crashed[0]
+        more = f" (and {len(crashed) - 1} more)" if len(crashed) > 1 else ""
+        raise LabError(f"{output.where}", f"not recorded: entry {eid!r} crashed{more} ({m.get('error', 'no message')}); "
+                                          "a baseline records working runs: fix the entry or drop it from the suite")
     doc = {"suite": suite.name, "entries": entries, "environment": environment()}
     prov = collect(command, started, time.perf_counter() - t0)
 

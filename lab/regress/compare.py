@@ -56,11 +56,13 @@ class Row:
     delta: float  # |now − baseline| (nan for non-numbers)
     tolerance: str
     status: str  # "ok" | "drift" | "missing" | "new" | "changed definition" | "entry missing" | "not in baseline"
+    #              | "crashed (baseline)" | "crashed (now)": an entry that crashed fails whatever the other side
     allowed: float = math.nan  # abs + rel·|baseline| for numbers
 
     @property
     def failed(self) -> bool:
-        return self.status in ("drift", "missing", "changed definition", "entry missing", "not in baseline")
+        return self.status in ("drift", "missing", "changed definition", "entry missing", "not in baseline",
+                               "crashed (baseline)", "crashed (now)")
 
     @property
     def excess(self) -> float:
@@ -122,6 +124,10 @@ def compare_entry(entry: Entry, suite: Suite | None, base: dict | None, now: dic
     if now is None:
         return [Row(entry.id, "(entry)", "present", None, math.nan, "", "entry missing")]
     rows: list[Row] = []
+    bs, ns = (rec.get("metrics", {}).get("status") for rec in (base, now))
+    for side, status in (("baseline", bs), ("now", ns)):  # a crash is never a result that "holds"
+        if status == "failed":
+            rows.append(Row(entry.id, "(status)", bs, ns, math.nan, "", f"crashed ({side})"))
     if _physics(base.get("definition")) != _physics(now.get("definition")):
         rows.append(Row(entry.id, "(definition)", "baseline's", "changed", math.nan, "exact", "changed definition"))
     bm, nm = base.get("metrics", {}), now.get("metrics", {})

@@ -14,11 +14,16 @@ World loads the file in place). ``rest_height`` (the base link's height when the
 ground), ``link_length`` (the characteristic link length of the force laws and metrics) and the head link
 are measured from the file's collision geometry (:mod:`lab.robots.urdf_measure`) unless the scenario sets
 them; a set value that contradicts the geometry is warned about with both numbers.
+
+The engine never sees a file the lab has not checked in full (:mod:`lab.robots.urdf_validate`: names
+within PyBullet's buffers, at most 128 links, a tree, positive masses, valid inertias, bounded numbers,
+mesh files inside the URDF's folder): when the spec is built and again when the World asks for
+:attr:`UrdfFileSpec.file` to load it. The first problem is a ``ValueError`` naming ``path``, the file,
+its line and the element, which the scenario loader turns into one ``error:`` line.
 """
 
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +34,7 @@ from lab.core.resources import asset_dir
 from lab.robots.base import Robot, register_robot
 from lab.robots.urdf import MassProps
 from lab.robots.urdf_measure import fill_measured, origin
-
-MOVABLE = ("revolute", "continuous", "prismatic")  # the joint types the World drives (planar/floating: not)
+from lab.robots.urdf_validate import MOVABLE, UrdfError, UrdfSummary, validate, validate_file  # MOVABLE: joints driven
 
 
 LAB_PREFIX = "lab:"  # lab:<robot>/<robot>.urdf names a file under the lab's assets/urdf/
@@ -38,33 +42,26 @@ DEFAULT_PATH = "lab:snake/snake.urdf"  # the lab's own snake, so the defaults lo
 
 
 def resolve(path: str) -> Path:
-    """The file ``path`` names: ``lab:…`` under the lab's assets/urdf/, else as given (~ expanded)."""
+    """The file ``path`` names: ``lab:…`` under the lab's assets/urdf/ (and only there: ``lab:../x`` or a
+    link out of the assets is refused), else as given (~ expanded)."""
     if path.startswith(LAB_PREFIX):
-        return asset_dir() / path[len(LAB_PREFIX):]
+        base = asset_dir().resolve()
+        target = (base / path[len(LAB_PREFIX):]).resolve()
+        if target != base and base not in target.parents:
+            raise UrdfError(f"{path!r} leads outside the lab's assets/urdf/; lab:<robot>/<robot>.urdf names one "
+                            "of the lab's robot files")
+        return target
     return Path(path).expanduser()
 
 
 def read_joints(text: str, where: str = "path") -> list[tuple[str, str, float]]:
-    """(name, type, effort N·m or N) of every movable joint in document order; ``ValueError("path: …")``
-    on a file that is not a URDF robot or a movable joint without a positive effort limit."""
+    """(name, type, effort N·m or N) of every movable joint in document order, from URDF ``text`` checked
+    by :func:`lab.robots.urdf_validate.validate` (text names no mesh files); ``UrdfError("path: …")``
+    (a ``ValueError``) on the first problem."""
     try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise ValueError(f"{where}: not a URDF file (XML: {exc})") from None
-    if root.tag != "robot":
-        raise ValueError(f"{where}: not a URDF file (root element <{root.tag}>, expected <robot>)")
-    out = []
-    for j in root.iter("joint"):
-        kind = j.get("type", "")
-        if kind not in MOVABLE:
-            continue
-        lim = j.find("limit")
-        effort = float(lim.get("effort", "0")) if lim is not None else 0.0
-        if not effort > 0.0:
-            raise ValueError(f"{where}: joint {j.get('name')!r} ({kind}) has no positive <limit effort=…>; "
-                             "every movable joint needs its torque limit")
-        out.append((j.get("name", ""), kind, effort))
-    return out
+        return list(validate(text, None, "<text>").joints)
+    except UrdfError as exc:
+        raise UrdfError(exc.what, where) from None
 
 
 @register_robot("urdf")
@@ -85,9 +82,9 @@ class UrdfFileSpec(Robot):
 
     def __post_init__(self):
         super().__post_init__()
-        if not self.path or not resolve(self.path).is_file():
+        if not self.path or not isinstance(self.path, str):
             raise ValueError(f"path: must be an existing URDF file, got {self.path!r}")
-        read_joints(self.text())  # refuses a file without a robot or with a joint lacking its effort limit
+        self.check()  # the whole file, before the engine ever sees it (lab.robots.urdf_validate)
         fill_measured(self)  # rest_height, link_length from the file's geometry unless set (lab.robots.urdf_measure)
 
     @property
@@ -99,16 +96,28 @@ class UrdfFileSpec(Robot):
         """Where a field's value came from, for ``lab show``: measured from the URDF or set."""
         return origin(self, name)
 
+    def check(self) -> UrdfSummary:
+        """The file checked in full now (raises :class:`UrdfError`, a ``ValueError`` naming ``path``)."""
+        return validate_file(resolve(self.path), self.path)
+
     def text(self) -> str:
         return resolve(self.path).read_text(encoding="utf-8")
 
     @property
     def file(self) -> Path:
-        """The file itself: the World loads it in place, so relative mesh paths resolve."""
+        """The file itself: the World loads it in place, so relative mesh paths resolve. Checked again
+        here, as the World asks for it right before loading: a file edited since the scenario was built
+        is refused rather than handed to the engine unchecked."""
+        self.check()
         return resolve(self.path).resolve()
 
+    @property
+    def n_links(self) -> int:
+        """The file's number of links (the scenario's record-size bound counts them)."""
+        return self.check().n_links
+
     def joint_limits(self) -> list[tuple[str, str, float]]:
-        return read_joints(self.text())
+        return list(self.check().joints)
 
     @property
     def effort(self) -> float:

@@ -239,6 +239,8 @@ def parse_sweep(data: dict, where: str = "sweep", default_name: str = "sweep", d
     name = data.get("name", default_name)
     if not isinstance(name, str) or not _NAME_RE.match(name):
         raise LabError(f"{where}:name", f"must be letters, digits, '_' or '-', got {name!r}")
+    if len(name) > 128:  # it names the default folder runs/sweep-<name>-<time>/ (a 255-byte file name)
+        raise LabError(f"{where}:name", f"is {len(name)} characters long; at most 128")
     desc = data.get("description", "")
     if not isinstance(desc, str):
         raise LabError(f"{where}:description", "must be a string")
@@ -452,6 +454,27 @@ def add_cli(subparsers) -> None:
     p.set_defaults(handler=cmd_sweep)
 
 
+# distributed's comm backends (distributed.comm.registry.backends in 2026.8): the schemes Client accepts
+SCHEDULER_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx", "inproc")
+
+
+def check_scheduler(address: str) -> None:
+    """A dask scheduler address, refused in one line unless its scheme is one dask connects with. An
+    ``http(s)://`` address is the scheduler's *dashboard* (port 8787 by default), not the scheduler
+    (tcp, port 8786): it is refused rather than mapped, since the dashboard's port is not the one to
+    connect to and guessing would connect elsewhere or hang until the timeout."""
+    m = re.match(r"^([A-Za-z][A-Za-z0-9+.-]*)://", address)
+    scheme = m.group(1).lower() if m else None
+    if scheme not in ("http", "https") and not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://[^\s/]+/?$", address):
+        scheme = None  # a path or spaces after the host: not an address dask connects to
+    if scheme in ("http", "https"):
+        raise LabError("--scheduler", f"{address!r} is a dashboard (web) address; give the scheduler's own, "
+                                      "tcp://HOST:8786 (the dashboard is usually on port 8787)")
+    if scheme not in SCHEDULER_SCHEMES:
+        raise LabError("--scheduler", f"must be a dask scheduler address like tcp://host:8786 (schemes: "
+                                      f"{', '.join(SCHEDULER_SCHEMES)}), got {address!r}")
+
+
 def cmd_sweep(args) -> int:
     from lab.sweep.execute import run_sweep
 
@@ -460,8 +483,8 @@ def cmd_sweep(args) -> int:
     scenarios = validate_runs(sweep, specs, str(args.sweep))
     if args.workers is not None and not 1 <= args.workers <= 256:
         raise LabError("--workers", f"must be in [1, 256], got {args.workers}")
-    if args.scheduler and not re.match(r"^[a-z]+://", args.scheduler):
-        raise LabError("--scheduler", f"must be an address like tcp://host:8786, got {args.scheduler!r}")
+    if args.scheduler:
+        check_scheduler(args.scheduler)
     if args.dry_run:
         for s in specs:
             print(f"{s.run_id}  seed={s.seed}  " + "  ".join(f"{k}={v!r}" for k, v in s.point.items()))

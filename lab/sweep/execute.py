@@ -381,6 +381,21 @@ def _status_counts(rows: dict) -> dict:
     return counts
 
 
+def no_links_out(out: Path, rels: list[str], where: str) -> None:
+    """Refuse, before anything is written, a resumed sweep folder in which an entry the sweep writes
+    through (``rows/``, ``runs/``, a run's folder, ``events.log``, which is appended to) is a symlink
+    leading outside the folder: the lab writes only inside its own output."""
+    real_out = os.path.realpath(out)
+    for rel in dict.fromkeys(rels):
+        p = Path(out) / rel
+        if not os.path.islink(p) and not os.path.islink(p.parent):
+            continue
+        target = os.path.realpath(p)
+        if target != real_out and not target.startswith(real_out + os.sep):
+            raise LabError(f"{where}/{rel}", f"is a symlink leading outside the sweep's folder (to {target}); the lab "
+                                             "writes only inside its own output: remove the link, then resume")
+
+
 def _remove_partials(runs: Path) -> None:
     """A worker killed while writing leaves its private temporary run folder (the write protocol,
     :mod:`lab.core.writes`); its pid is gone, so it is debris. Older versions' ``.<run>.*.partial`` too
@@ -470,6 +485,7 @@ def _run_sweep(sweep, specs, scenarios, output, started, workers, scheduler, ret
     out = Path(output.path).resolve()
     same_definition(out, sweep, output.where)
     ids = [s.run_id for s in specs]
+    no_links_out(out, ["rows", "runs", "events.log", *KINDS["sweep"], *(f"runs/{i}" for i in ids)], output.where)
     rows = table.read_rows(out, ids)
     if retry_failed:
         rows = {k: r for k, r in rows.items() if r.get("status") == "ok"}

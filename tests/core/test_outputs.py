@@ -137,11 +137,11 @@ def test_a_damaged_marker_still_protects_the_folder(tmp_path, capsys):
 
 def test_default_output_folder_never_meets_an_existing_one(tmp_path):
     base = tmp_path / "runs" / "x-20250101-000000"
-    assert unique_default(base) == base
-    base.mkdir(parents=True)
+    assert unique_default(base) == base and base.is_dir()  # claimed: made (empty) by this command
     assert unique_default(base).name == "x-20250101-000000-2"
-    (base.parent / "x-20250101-000000-2").mkdir()
-    assert unique_default(base).name == "x-20250101-000000-3"
+    (base.parent / "x-20250101-000000-3").mkdir()  # someone else's
+    assert unique_default(base).name == "x-20250101-000000-4"
+    assert unique_default(tmp_path / "y", claim=False) == tmp_path / "y" and not (tmp_path / "y").exists()
 
 
 def test_prepare_changes_nothing_and_a_legacy_sweep_folder_resumes(tmp_path):

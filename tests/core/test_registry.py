@@ -102,10 +102,12 @@ def test_urdf_robot_bad_files_are_one_line_errors(tmp_path, capsys):
     from lab.cli import main
 
     no_limit = tmp_path / "no_limit.urdf"
-    no_limit.write_text('<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="continuous">'
-                        '<parent link="a"/><child link="b"/></joint></robot>')
+    inertial = ('<inertial><mass value="1"/><inertia ixx="1e-3" ixy="0" ixz="0" iyy="1e-3" iyz="0" izz="1e-3"/>'
+                '</inertial>')
+    no_limit.write_text(f'<robot name="r"><link name="a">{inertial}</link><link name="b">{inertial}</link>'
+                        '<joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint></robot>')
     cases = [(str(tmp_path / "missing.urdf"), "robot.path: must be an existing URDF file, got"),
-             (str(no_limit), "robot.path: joint 'j' (continuous) has no positive <limit effort=…>")]
+             (str(no_limit), "no_limit.urdf:1: <joint name='j'>: is continuous but has no positive <limit effort=…>")]
     for path, message in cases:
         code = main(["run", str(ROOT / "examples" / "user_robot.toml"), "--set", f"robot.path={path}",
                      "--out", str(tmp_path / "o")])
