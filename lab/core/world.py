@@ -770,14 +770,19 @@ class World:
         "extra" (a body of :attr:`bodies`, following RobotState.extra[name]) or "static" (placed once at
         ``pose``). Each shape's ``pos``/``quat`` is its visual frame in the **COM frame** of its link
         (getVisualShapeData gives it in the URDF link frame; the inverse of the link's inertial frame
-        composes it onto the COM pose the snapshot reads). ``dims``: PyBullet's (box: full extents;
+        composes it onto the COM pose the snapshot reads). The video's ground grid (:func:`lab.visual.add_ground_grid`,
+        a visual-only body from a temporary mesh) is left out. ``dims``: PyBullet's (box: full extents;
         cylinder/capsule: length, radius; sphere: radius; mesh: scale, with ``file``)."""
         c = self.client
         owner = {self.robot: ("robot", "robot")} if self.robot is not None else {}
         owner.update({bid: ("extra", name) for name, (bid, _) in self.bodies.items()})
+        # presentation-only bodies (the video's ground grid, lab.visual) are each viewer's own business
+        skip = {getattr(c, "_lab_ground_grid", None)}
         out = []
         for i in range(c.getNumBodies()):
             b = c.getBodyUniqueId(i)
+            if b in skip:
+                continue
             kind, name = owner.get(b, ("static", f"body{b}"))
             shapes = []
             for v in c.getVisualShapeData(b):
