@@ -1,0 +1,399 @@
+"""Cooperative step climbing of a serial chain of tracked modules (Hu 2013 §7's future work; the robot is
+lab.robots.tracked_chain, the plan lab.papers.hu2013_tracked.model.multi): controller ``chain_climb``
+and trial ``chain_climb``.
+
+Controller — phases (:class:`ChainPhase`), from the snapshot only
+    APPROACH  every belt forward at ``advance_speed``, the bars straight, the tail's arm trailing on its
+              wheel (no torque), the other arms stowed upright (an angle servo on the world pitch).
+    CLIMB j   module j climbs along the model's quasi-static plan (:func:`.model.multi.serial_pose`):
+              (a) its front pulley at the riser's foot, the bars behind it push its centre up while it
+              turns 30° nose-down (its belt turning back with the body so the pulley rolls on nothing),
+              (b) its front face on the riser, the belts behind push and its own belt drives it up,
+              (c) it rolls over the corner onto the top. The modules ahead (on the top) pull, those
+              behind (on the ground) push: every belt runs at the speed the plan moves its module; every
+              connector joint follows the plan's angle (a PI speed loop on the plan's rate plus
+              ``angle_gain`` × the angle error). The plan's progress u runs at ``progress_rate`` and waits
+              while any joint lags its plan by more than ``pause_error``.
+              Starts when module j stalls at the riser (forward speed below ``stall_fraction`` ×
+              ``advance_speed`` for ``stall_time``).
+    TRANSFER  module j on the top, the next one still on the ground: every belt forward, the bar between
+              the two levels free (its two joints unpowered), until the next module stalls at the riser.
+    DRIVE_ON  all on the top: belts forward, the joints held at the plan's end pose.
+The plan needs the step's height: ``step_height`` is a declared field (the trial checks it against
+the arena's) — sensing it from the contacts is left for later.
+
+Trial — ``chain.*`` metrics: success (every module's centre above the top at the end), the climb time
+(first stall to the tail on the top), each motor class's peak |τ| over its stall torque and the time
+spent at it (the World clips every torque to its motor's line, so the ratio never exceeds 1: the time at
+the limit is what says a motor was short), and the smallest support margin over the climb (eq. 13
+generalised: the COM against the hull of every contact point of the robot, projected along gravity).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import IntEnum
+
+import numpy as np
+
+from lab.controllers.base import Controller, register_controller
+from lab.core.contacts import Col
+from lab.core.fields import Validated, info, num
+from lab.core.views import Headline
+from lab.trials.base import Trial, register_trial
+
+from .model.multi import ChainParams, serial_pose
+from .model.params import ClimbParams
+
+
+class ChainPhase(IntEnum):
+    APPROACH = 0
+    CLIMB = 1
+    TRANSFER = 2
+    DRIVE_ON = 3
+
+
+@dataclass(frozen=True)
+class ChainClimbParams(Validated):
+    """Every threshold of the cooperative climb (module doc); geometry must match the robot's."""
+
+    n_modules: int = num(2, ge=2, le=4, unit="modules", doc="as the robot's")
+    coupler_length: float = num(0.36, ge=0.28, le=1.0, unit="m", doc="as the robot's")
+    step_height: float = num(0.25, gt=0, le=1.0, unit="m", doc="the step the plan climbs (as the arena's)")
+    advance_speed: float = num(0.03, ge=0, le=0.2, unit="m/s", doc="belts before, between and after the climbs")
+    progress_rate: float = num(0.12, gt=0, le=2, unit="1/s", doc="the plan's u per second (3 per module)")
+    joint_speed_limit: float = num(0.25, gt=0, le=5, unit="rad/s", doc="the plan's joint rates are kept below this")
+    centre_speed_limit: float = num(0.04, gt=0, le=1, unit="m/s", doc="…and its centres' speeds below this")
+    pause_error: float = num(0.12, gt=0, le=1, unit="rad", doc="the plan waits while a joint lags it by more")
+    angle_gain: float = num(3.0, ge=0, le=100, unit="1/s", doc="joint angle error → speed command")
+    kp_joint: float = num(30.0, ge=0, le=1e5, doc="connector and arm speed loops, proportional (N·m·s/rad)")
+    ki_joint: float = num(300.0, ge=0, le=1e5, doc="connector and arm speed loops, integral")
+    kp_drive: float = num(0.4, ge=0, le=1e5, doc="belt speed loops, proportional")
+    ki_drive: float = num(8.0, ge=0, le=1e5, doc="belt speed loops, integral")
+    stall_fraction: float = num(0.3, gt=0, lt=1, doc="stalled below this fraction of advance_speed…")
+    stall_time: float = num(0.3, gt=0, le=10, unit="s", doc="…for this long")
+    torque_limit: float = num(40.0, gt=0, le=1e4, unit="N·m", doc="commands clipped here (the motors' lines clip again)")
+    log_every: int = num(20, ge=1, le=1000, unit="steps", doc="log a step every n steps")
+    plan_samples: int = num(121, ge=11, le=2001, doc="samples of u per module's plan")
+    arms_stowed: bool = info(True, doc="the arms of every module but the tail stand upright over their pivots")
+
+
+class _PI:
+    def __init__(self, kp, ki, limit):
+        self.kp, self.ki, self.limit, self.i = kp, ki, limit, 0.0
+
+    def __call__(self, err, dt):
+        if self.ki > 0:
+            self.i = min(max(self.i + err * dt, -self.limit / self.ki), self.limit / self.ki)
+        return min(max(self.kp * err + self.ki * self.i, -self.limit), self.limit)
+
+
+def _pitch_up(R) -> float:
+    """Nose-up pitch of a body from its rotation matrix (rotation about −y)."""
+    return math.atan2(R[2, 0], R[0, 0])
+
+
+def plan(cp: ChainParams, h: float, n: int):
+    """Per climber j: u grid, joint targets (N−1, 2) per u, belt speeds per du (N,) per u."""
+    N, r = cp.n_modules, cp.module.pulley_radius
+    out = []
+    for j in range(N):
+        U = np.linspace(0.0, 3.0, n)
+        Q = np.zeros((n, N - 1, 2))
+        C = np.zeros((n, N, 2))
+        P = np.zeros((n, N))
+        for i, u in enumerate(U):
+            pose = serial_pose(cp, h, j, float(u))
+            if not pose.ok:
+                raise ValueError(f"step_height: the chain cannot climb {h} m ({pose.why})")
+            C[i], P[i] = pose.centres, pose.pitches
+            P[i, :j] = -2 * math.pi / 3  # the modules that have climbed rolled over onto their front face
+            for k in range(N - 1):
+                b = C[i, k + 1] - C[i, k]
+                pb = math.atan2(-b[1], -b[0])
+                Q[i, k] = (P[i, k] - pb, pb - P[i, k + 1])
+        dC = np.gradient(C, U, axis=0)
+        dP = np.gradient(P, U, axis=0)
+        V = dC[:, :, 0].copy()  # modules flat on a level: the centre's advance
+        a = U <= 1.0
+        V[a, j] = r * dP[a, j]  # (a): the belt turns back with the body (its front pulley rolls on nothing)
+        b = (U > 1.0) & (U <= 2.0)
+        V[b, j] = dC[b, j, 1]  # (b): up the riser
+        V[U > 2.0, j] = 0.0  # (c): a rotation about the corner, which stays at the face's middle
+        dQ = np.gradient(Q, U, axis=0)
+        out.append((U, Q, V, dQ, dC))
+    return out
+
+
+@register_controller("chain_climb", params=ChainClimbParams)
+class ChainClimb(Controller):
+    """Cooperative climb of a serial chain (module doc)."""
+
+    def reset(self, model, dt):
+        super().reset(model, dt)
+        p = self.params
+        N = p.n_modules
+        J = model.joint_names
+        L = model.link_names
+        self.j_drive = [J.index(f"m{k}_drive_joint") for k in range(N)]
+        self.j_arm = [J.index(f"m{k}_arm_joint") for k in range(N)]
+        self.j_conn = [(J.index(f"c{k}_front"), J.index(f"c{k}_rear")) for k in range(N - 1)]
+        self.l_body = [L.index(f"m{k}_body") for k in range(N)]
+        self.cp = ChainParams(module=ClimbParams(), n_modules=N, coupler_length=p.coupler_length)
+        self.r = self.cp.module.pulley_radius
+        self.plans = plan(self.cp, p.step_height, p.plan_samples)
+        lim = p.torque_limit
+        self.pi_drive = [_PI(p.kp_drive, p.ki_drive, lim) for _ in range(N)]
+        self.pi_arm = [_PI(p.kp_joint, p.ki_joint, lim) for _ in range(N)]
+        self.pi_conn = [[_PI(p.kp_joint, p.ki_joint, lim), _PI(p.kp_joint, p.ki_joint, lim)] for _ in range(N - 1)]
+        self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
+        self.t_slow = 0.0
+        self.offset = np.zeros((N - 1, 2))
+        self.hold = np.zeros((N - 1, 2))
+        self.t_phase: list[tuple[float, int, int]] = [(0.0, int(ChainPhase.APPROACH), 0)]
+        self.k = 0
+        self.log = {k: [] for k in ("t", "phase", "j", "u", "com", "centres", "margin", "n_support")}
+
+    # ------------------------------------------------------------------ phases
+    def _goto(self, phase: ChainPhase, t: float, j: int | None = None) -> None:
+        self.phase = phase
+        if j is not None:
+            self.j = j
+        self.t_phase.append((t, int(phase), self.j))
+        self.t_slow = 0.0
+
+    def _stalled(self, state, k: int) -> bool:
+        p = self.params
+        R = state.R_WB[self.l_body[k]]
+        fwd = np.array([R[0, 0], R[1, 0]])
+        fwd /= max(np.linalg.norm(fwd), 1e-9)
+        v = float(state.v_W[self.l_body[k], :2] @ fwd)
+        self.t_slow = self.t_slow + self.dt if v < p.stall_fraction * max(p.advance_speed, 1e-3) else 0.0
+        return self.t_slow >= p.stall_time
+
+    def _targets(self):
+        """(joint targets (N−1, 2), their rates per u, belt speeds per u) at the current u of climber j."""
+        U, Q, V, dQ, _ = self.plans[self.j]
+        i = min(int(np.searchsorted(U, self.u)), len(U) - 1)
+        i0 = max(i - 1, 0)
+        w = 0.0 if i == i0 else (self.u - U[i0]) / (U[i] - U[i0])
+        q = (1 - w) * Q[i0] + w * Q[i]
+        blend = max(0.0, 1.0 - self.u / 0.3)
+        return q + blend * self.offset, dQ[i], V[i]
+
+    def _u_rate(self) -> float:
+        p = self.params
+        U, Q, V, dQ, dC = self.plans[self.j]
+        i = min(int(np.searchsorted(U, self.u)), len(U) - 1)
+        rate = p.progress_rate
+        qmax = float(np.max(np.abs(dQ[i])))
+        if qmax > 0:
+            rate = min(rate, p.joint_speed_limit / qmax)
+        cmax = float(np.max(np.linalg.norm(dC[i], axis=1)))
+        if cmax > 0:
+            rate = min(rate, p.centre_speed_limit / cmax)
+        return rate
+
+    # ------------------------------------------------------------------ act
+    def act(self, state):
+        p = self.params
+        N, dt, t = p.n_modules, self.dt, state.t
+        tau = np.zeros(self.model.n_joints)
+        q, qd = state.q, state.qd
+        qc = np.array([[q[a], q[b]] for a, b in self.j_conn])
+        qdc = np.array([[qd[a], qd[b]] for a, b in self.j_conn])
+        v_belt = np.full(N, p.advance_speed)
+        q_ref, w_ref = np.zeros((N - 1, 2)), np.zeros((N - 1, 2))
+        free = np.zeros(N - 1, bool)
+        if self.phase == ChainPhase.APPROACH:
+            if t > 0.3 and self._stalled(state, 0):
+                self._start_climb(qc, t, 0)
+        elif self.phase == ChainPhase.TRANSFER:
+            free[self.j - 1] = True
+            if self._stalled(state, self.j):
+                self._start_climb(qc, t, self.j)
+        if self.phase == ChainPhase.CLIMB:
+            qt, dq, V = self._targets()
+            rate = self._u_rate()
+            if np.max(np.abs(qc - qt)) > p.pause_error:
+                rate = 0.0
+            q_ref, w_ref, v_belt = qt, dq * rate, V * rate
+            self.u += rate * dt
+            if self.u >= 3.0:
+                self.u = 3.0
+                if self.j < N - 1:
+                    self._goto(ChainPhase.TRANSFER, t, self.j + 1)
+                else:
+                    self._goto(ChainPhase.DRIVE_ON, t)
+        elif self.phase in (ChainPhase.DRIVE_ON, ChainPhase.TRANSFER):
+            q_ref = self.hold  # the last plan's end pose (every module on a face, the bars as they lie)
+        for k in range(N - 1):
+            for e in range(2):
+                if free[k]:
+                    tau[self.j_conn[k][e]] = 0.0
+                    self.pi_conn[k][e].i = 0.0
+                    continue
+                err = _wrap(q_ref[k, e] - qc[k, e])
+                w_cmd = w_ref[k, e] + p.angle_gain * err
+                tau[self.j_conn[k][e]] = self.pi_conn[k][e](w_cmd - qdc[k, e], dt)
+        for k in range(N):
+            tau[self.j_drive[k]] = self.pi_drive[k](v_belt[k] / self.r - qd[self.j_drive[k]], dt)
+            if k == N - 1 or not p.arms_stowed:
+                tau[self.j_arm[k]] = 0.0  # trailing on its wheel
+            else:
+                psi = _pitch_up(state.R_WB[self.l_body[k]])
+                target = -math.pi / 2 - psi
+                err = _wrap(target - q[self.j_arm[k]])
+                tau[self.j_arm[k]] = self.pi_arm[k](p.angle_gain * err - qd[self.j_arm[k]], dt)
+        if self.k % p.log_every == 0:
+            self._log(state)
+        self.k += 1
+        return tau
+
+    def _start_climb(self, qc, t, j):
+        self._goto(ChainPhase.CLIMB, t, j)
+        self.u = 0.0
+        _, Q, _, _, _ = self.plans[j]
+        self.offset = np.array([[_wrap(a) for a in row] for row in (qc - Q[0])])
+        self.hold = Q[-1].copy()
+
+    def _log(self, state):
+        L = self.log
+        L["t"].append(state.t)
+        L["phase"].append(int(self.phase))
+        L["j"].append(self.j)
+        L["u"].append(self.u)
+        L["com"].append(state.com_W.copy())
+        L["centres"].append(state.p_W[self.l_body].copy())
+        m, n = contact_margin(state)
+        L["margin"].append(m)
+        L["n_support"].append(n)
+
+    def tunables(self):
+        return {"progress_rate": (0.02, 0.5), "advance_speed": (0.0, 0.08)}
+
+    def gui_overlay(self, state):
+        text = f"{ChainPhase(self.phase).name.lower()} module {self.j} u = {self.u:.2f}"
+        L = self.log
+        if L["margin"] and np.isfinite(L["margin"][-1]):
+            text += f"   support margin d = {100 * L['margin'][-1]:+.1f} cm"
+        com = state.com_W
+        return [(com, (com[0], com[1], 0.0), (0.95, 0.55, 0.05))], text
+
+    def logged(self):
+        return {k: np.asarray(v, float) for k, v in self.log.items()}
+
+
+def _wrap(a: float) -> float:
+    return (a + math.pi) % (2 * math.pi) - math.pi
+
+
+def contact_margin(state) -> tuple[float, int]:
+    """Eq. 13 generalised on the engine's contacts: the COM against the hull of every contact point of
+    the robot projected along z (riser contacts included, as the paper's edge line AB); NaN with fewer
+    than three distinct points."""
+    from lab.analysis.stability import polygon_margin
+
+    cs = state.contacts
+    if cs is None or len(cs) < 3:
+        return math.nan, 0 if cs is None else len(cs)
+    P = np.asarray(cs[:, Col.PX:Col.PZ + 1], float)
+    if np.ptp(P[:, 0]) < 1e-4 or np.ptp(P[:, 1]) < 1e-4:
+        return math.nan, len(P)
+    return float(polygon_margin(P, state.com_W)[0]), len(P)
+
+
+# ---------------------------------------------------------------------------------------------- trial
+
+
+@register_trial("chain_climb")
+@dataclass(frozen=True)
+class ChainClimbTrial(Trial):
+    """Needs the ``chain_climb`` controller and a ``step`` arena (module doc)."""
+
+    headline = (Headline("chain.success", "every module's centre on the top at the end"),
+                Headline("chain.time_s", "first stall at the riser to the tail on the top", missing="did not get up"),
+                Headline("chain.min_margin_m", "least support margin over the climb (engine contacts)",
+                         against="> 0: statically stable"),
+                Headline("chain.peak_connector_ratio", "largest connector |τ| / its stall torque"),
+                Headline("chain.peak_drive_ratio", "largest drive |τ| / its stall torque"),
+                Headline("chain.limit_fraction", "share of the climb any motor sat at its line"))
+
+    stop_when_decided: bool = info(True, doc="end the run 1 s after every module is on the top")
+
+    def validate_scenario(self, robot, controller, arena, sim) -> None:
+        if not isinstance(controller, ChainClimbParams):
+            raise ValueError('type: "chain_climb" needs the "chain_climb" controller (it reads its log)')
+        if getattr(robot, "n_modules", None) != controller.n_modules:
+            raise ValueError("controller.n_modules: must equal robot.n_modules")
+        if abs(getattr(robot, "coupler_length", 0.0) - controller.coupler_length) > 1e-12:
+            raise ValueError("controller.coupler_length: must equal robot.coupler_length")
+        h = getattr(arena, "step_height", None)
+        if h is not None and abs(h - controller.step_height) > 1e-12:
+            raise ValueError("controller.step_height: must equal arena.step_height")
+
+    def stop_condition(self, sim, state0):
+        if not self.stop_when_decided:
+            return None
+        ctrl = sim.controller
+        since = [math.inf]
+
+        def done(s):
+            if ctrl.phase == ChainPhase.DRIVE_ON:
+                since[0] = min(since[0], s.t)
+            return s.t - since[0] >= 1.0
+
+        return done
+
+    def metrics(self, sim, series: dict) -> dict:
+        return chain_metrics(sim.controller, sim.scenario, series)
+
+
+def chain_metrics(ctrl, sc, series) -> dict:
+    L = ctrl.logged()
+    arena, robot = sc.arena, sc.robot
+    h, x_e = float(arena.step_height), float(arena.step_x)
+    out = {}
+    cen = L["centres"]
+    on_top = (cen[-1, :, 0] > x_e) & (cen[-1, :, 2] > h + 0.5 * robot.rest_height) if len(cen) else np.zeros(1, bool)
+    out["chain.success"] = bool(np.all(on_top))
+    starts = [t for t, ph, j in ctrl.t_phase if ph == ChainPhase.CLIMB]
+    ends = [t for t, ph, j in ctrl.t_phase if ph == ChainPhase.DRIVE_ON]
+    out["chain.time_s"] = float(ends[0] - starts[0]) if starts and ends and out["chain.success"] else math.nan
+    window = (L["t"] >= (starts[0] if starts else math.inf)) & (L["t"] <= (ends[0] if ends else math.inf))
+    m = L["margin"][window]
+    out["chain.min_margin_m"] = float(np.nanmin(m)) if np.isfinite(m).any() else math.nan
+    # motor loads from the applied (clipped) torques the recorder kept
+    tau, t = np.asarray(series["tau"]), np.asarray(series["t"])
+    lines = robot.motors()
+    names = list(sim_joint_names(ctrl))
+    w = (t >= (starts[0] if starts else math.inf)) & (t <= (ends[0] if ends else t[-1] if len(t) else 0))
+    at_limit = np.zeros(int(w.sum()), bool)
+    for cls in ("connector", "drive", "arm"):
+        peak = 0.0
+        for name, line in lines.items():
+            if _class(name) != cls or name not in names:
+                continue
+            j = names.index(name)
+            ratio = np.abs(tau[w, j]) / line[0]
+            if ratio.size:
+                peak = max(peak, float(ratio.max()))
+                at_limit |= ratio > 0.98
+        out[f"chain.peak_{cls}_ratio"] = peak
+    out["chain.limit_fraction"] = float(at_limit.mean()) if at_limit.size else math.nan
+    out["chain.climbs_started"] = len(starts)
+    return out
+
+
+def sim_joint_names(ctrl):
+    return ctrl.model.joint_names
+
+
+def _class(name: str) -> str:
+    if name.startswith("c"):
+        return "connector"
+    return "drive" if name.endswith("drive_joint") else "arm"
+
+
+__all__ = ["ChainPhase", "ChainClimbParams", "ChainClimb", "ChainClimbTrial", "chain_metrics", "contact_margin", "plan"]
