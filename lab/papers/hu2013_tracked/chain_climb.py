@@ -12,7 +12,10 @@ Controller — phases (:class:`ChainPhase`), from the snapshot only
               (c) it rolls over the corner onto the top. The modules ahead (on the top) pull, those
               behind (on the ground) push: every belt runs at the speed the plan moves its module; every
               connector joint follows the plan's angle (a PI speed loop on the plan's rate plus
-              ``angle_gain`` × the angle error). The plan's progress u runs at ``progress_rate`` and waits
+              ``angle_gain`` × the angle error); the plan's statics (the robust force distribution of
+              :func:`.model.multi.chain_statics`: connector, belt and tail-arm torques) are fed forward,
+              so the loops only correct (without it the module on the top held the climber behind by its
+              connector alone, saturated it and tipped back). The plan's progress u runs at ``progress_rate`` and waits
               while any joint lags its plan by more than ``pause_error``.
               Starts when module j stalls at the riser (forward speed below ``stall_fraction`` ×
               ``advance_speed`` for ``stall_time``).
@@ -43,7 +46,7 @@ from lab.core.fields import Validated, info, num
 from lab.core.views import Headline
 from lab.trials.base import Trial, register_trial
 
-from .model.multi import ChainParams, serial_pose
+from .model.multi import ChainParams, chain_statics, serial_pose
 from .model.params import ClimbParams
 
 
@@ -77,6 +80,7 @@ class ChainClimbParams(Validated):
     log_every: int = num(20, ge=1, le=1000, unit="steps", doc="log a step every n steps")
     plan_samples: int = num(121, ge=11, le=2001, doc="samples of u per module's plan")
     arms_stowed: bool = info(True, doc="the arms of every module but the tail stand upright over their pivots")
+    feedforward: bool = info(True, doc="feed the plan's statics forward (connector, belt and tail-arm torques)")
 
 
 class _PI:
@@ -94,8 +98,24 @@ def _pitch_up(R) -> float:
     return math.atan2(R[2, 0], R[0, 0])
 
 
-def plan(cp: ChainParams, h: float, n: int):
-    """Per climber j: u grid, joint targets (N−1, 2) per u, belt speeds per du (N,) per u."""
+@dataclass
+class Plan:
+    """One climber's plan over u: joint targets, their rates, belt speeds per unit u, centres' rates, and
+    the statics' feedforward (the robust distribution of :func:`.model.multi.chain_statics`) in the
+    URDF's joint signs: connector torques (N−1, 2), belt torques (N,), the tail's arm torque."""
+
+    U: np.ndarray
+    Q: np.ndarray
+    V: np.ndarray
+    dQ: np.ndarray
+    dC: np.ndarray
+    tau_conn: np.ndarray
+    tau_belt: np.ndarray
+    tau_arm: np.ndarray
+
+
+def plan(cp: ChainParams, h: float, n: int, feedforward: bool = True) -> list[Plan] | str:
+    """Per climber j its :class:`Plan`; or, if the chain cannot take this step, why (a string)."""
     N, r = cp.n_modules, cp.module.pulley_radius
     out = []
     for j in range(N):
@@ -103,10 +123,18 @@ def plan(cp: ChainParams, h: float, n: int):
         Q = np.zeros((n, N - 1, 2))
         C = np.zeros((n, N, 2))
         P = np.zeros((n, N))
+        Tc, Tb, Ta = np.zeros((n, N - 1, 2)), np.zeros((n, N)), np.zeros(n)
         for i, u in enumerate(U):
             pose = serial_pose(cp, h, j, float(u))
             if not pose.ok:
-                raise ValueError(f"step_height: the chain cannot climb {h} m ({pose.why})")
+                return f"the chain cannot climb {h} m: {pose.why}"
+            if feedforward:
+                st = chain_statics(cp, pose, h, robust=True)
+                if st.feasible:
+                    Tc[i, :, 0] = st.connector_torque[:, 0]  # on module k, counter-clockwise = +y on the bar
+                    Tc[i, :, 1] = -st.connector_torque[:, 1]  # on module k+1 counter-clockwise = −(+y joint)
+                    Tb[i] = r * st.belt_force
+                    Ta[i] = st.arm_torque  # counter-clockwise on the arm = tip down = the arm joint's +
             C[i], P[i] = pose.centres, pose.pitches
             P[i, :j] = -2 * math.pi / 3  # the modules that have climbed rolled over onto their front face
             for k in range(N - 1):
@@ -122,7 +150,7 @@ def plan(cp: ChainParams, h: float, n: int):
         V[b, j] = dC[b, j, 1]  # (b): up the riser
         V[U > 2.0, j] = 0.0  # (c): a rotation about the corner, which stays at the face's middle
         dQ = np.gradient(Q, U, axis=0)
-        out.append((U, Q, V, dQ, dC))
+        out.append(Plan(U, Q, V, dQ, dC, Tc, Tb, Ta))
     return out
 
 
@@ -142,7 +170,8 @@ class ChainClimb(Controller):
         self.l_body = [L.index(f"m{k}_body") for k in range(N)]
         self.cp = ChainParams(module=ClimbParams(), n_modules=N, coupler_length=p.coupler_length)
         self.r = self.cp.module.pulley_radius
-        self.plans = plan(self.cp, p.step_height, p.plan_samples)
+        plans = plan(self.cp, p.step_height, p.plan_samples, p.feedforward)
+        self.plans, self.no_plan = (plans, "") if isinstance(plans, list) else ([], plans)
         lim = p.torque_limit
         self.pi_drive = [_PI(p.kp_drive, p.ki_drive, lim) for _ in range(N)]
         self.pi_arm = [_PI(p.kp_joint, p.ki_joint, lim) for _ in range(N)]
@@ -173,18 +202,24 @@ class ChainClimb(Controller):
         return self.t_slow >= p.stall_time
 
     def _targets(self):
-        """(joint targets (N−1, 2), their rates per u, belt speeds per u) at the current u of climber j."""
-        U, Q, V, dQ, _ = self.plans[self.j]
+        """(joint targets (N−1, 2), their rates per u, belt speeds per u, the feedforward (connectors,
+        belts, tail arm)) at the current u of climber j."""
+        pl = self.plans[self.j]
+        U = pl.U
         i = min(int(np.searchsorted(U, self.u)), len(U) - 1)
         i0 = max(i - 1, 0)
         w = 0.0 if i == i0 else (self.u - U[i0]) / (U[i] - U[i0])
-        q = (1 - w) * Q[i0] + w * Q[i]
+
+        def at(A):
+            return (1 - w) * A[i0] + w * A[i]
+
         blend = max(0.0, 1.0 - self.u / 0.3)
-        return q + blend * self.offset, dQ[i], V[i]
+        return at(pl.Q) + blend * self.offset, pl.dQ[i], pl.V[i], (at(pl.tau_conn), at(pl.tau_belt), at(pl.tau_arm))
 
     def _u_rate(self) -> float:
         p = self.params
-        U, Q, V, dQ, dC = self.plans[self.j]
+        pl = self.plans[self.j]
+        U, dQ, dC = pl.U, pl.dQ, pl.dC
         i = min(int(np.searchsorted(U, self.u)), len(U) - 1)
         rate = p.progress_rate
         qmax = float(np.max(np.abs(dQ[i])))
@@ -206,15 +241,16 @@ class ChainClimb(Controller):
         v_belt = np.full(N, p.advance_speed)
         q_ref, w_ref = np.zeros((N - 1, 2)), np.zeros((N - 1, 2))
         free = np.zeros(N - 1, bool)
+        ff_c, ff_b, ff_a = np.zeros((N - 1, 2)), np.zeros(N), 0.0
         if self.phase == ChainPhase.APPROACH:
-            if t > 0.3 and self._stalled(state, 0):
+            if t > 0.3 and self.plans and self._stalled(state, 0):
                 self._start_climb(qc, t, 0)
         elif self.phase == ChainPhase.TRANSFER:
             free[self.j - 1] = True
             if self._stalled(state, self.j):
                 self._start_climb(qc, t, self.j)
         if self.phase == ChainPhase.CLIMB:
-            qt, dq, V = self._targets()
+            qt, dq, V, (ff_c, ff_b, ff_a) = self._targets()
             rate = self._u_rate()
             if np.max(np.abs(qc - qt)) > p.pause_error:
                 rate = 0.0
@@ -236,11 +272,11 @@ class ChainClimb(Controller):
                     continue
                 err = _wrap(q_ref[k, e] - qc[k, e])
                 w_cmd = w_ref[k, e] + p.angle_gain * err
-                tau[self.j_conn[k][e]] = self.pi_conn[k][e](w_cmd - qdc[k, e], dt)
+                tau[self.j_conn[k][e]] = ff_c[k, e] + self.pi_conn[k][e](w_cmd - qdc[k, e], dt)
         for k in range(N):
-            tau[self.j_drive[k]] = self.pi_drive[k](v_belt[k] / self.r - qd[self.j_drive[k]], dt)
+            tau[self.j_drive[k]] = ff_b[k] + self.pi_drive[k](v_belt[k] / self.r - qd[self.j_drive[k]], dt)
             if k == N - 1 or not p.arms_stowed:
-                tau[self.j_arm[k]] = 0.0  # trailing on its wheel
+                tau[self.j_arm[k]] = ff_a if k == N - 1 else 0.0  # trailing on its wheel (the plan's push)
             else:
                 psi = _pitch_up(state.R_WB[self.l_body[k]])
                 target = -math.pi / 2 - psi
@@ -254,7 +290,7 @@ class ChainClimb(Controller):
     def _start_climb(self, qc, t, j):
         self._goto(ChainPhase.CLIMB, t, j)
         self.u = 0.0
-        _, Q, _, _, _ = self.plans[j]
+        Q = self.plans[j].Q
         self.offset = np.array([[_wrap(a) for a in row] for row in (qc - Q[0])])
         self.hold = Q[-1].copy()
 
@@ -383,6 +419,7 @@ def chain_metrics(ctrl, sc, series) -> dict:
         out[f"chain.peak_{cls}_ratio"] = peak
     out["chain.limit_fraction"] = float(at_limit.mean()) if at_limit.size else math.nan
     out["chain.climbs_started"] = len(starts)
+    out["chain.plan_ok"] = not ctrl.no_plan  # False: the model says the chain cannot take this step (geometry)
     return out
 
 

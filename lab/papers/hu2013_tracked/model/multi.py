@@ -304,9 +304,13 @@ def tail_arm(cp: ChainParams, C, psi: float) -> tuple[np.ndarray, np.ndarray] | 
     return wheel, com
 
 
-def chain_statics(cp: ChainParams, pose: ChainPose, h: float, use_arm: bool = True, fixed: tuple = ()) -> Statics:
+def chain_statics(cp: ChainParams, pose: ChainPose, h: float, use_arm: bool = True, fixed: tuple = (),
+                  robust: bool = False, robust_slack: float = 1.5, robust_floor: float = 0.5) -> Statics:
     """Least peak motor load ratio over every force distribution that holds the pose (module doc).
-    Modules in ``fixed`` are held by the world (their balance is not imposed: a test's anchor)."""
+    Modules in ``fixed`` are held by the world (their balance is not imposed: a test's anchor). With
+    ``robust`` the forces returned are the ones with the most friction reserve among those whose load
+    ratio is within max(robust_slack × the least, robust_floor) (``ratio`` stays the least): what a
+    controller feeds forward."""
     from scipy.optimize import linprog
 
     p = cp.module
@@ -411,6 +415,29 @@ def chain_statics(cp: ChainParams, pose: ChainPose, h: float, use_arm: bool = Tr
     if res.status != 0:
         return Statics(False, math.inf, np.full((N - 1, 2), np.nan), math.nan, np.full(N, np.nan), math.nan, contacts)
     x = res.x
+    s_min = float(x[0])
+    if robust and nc:
+        # among the distributions within robust_slack × the least load ratio (at least robust_floor), the one
+        # farthest from sliding: maximise the least friction reserve μ N − |f| over the contacts (a vertex of
+        # the first programme sits on some cone's edge, where an engine's contact slips)
+        cap = max(robust_slack * s_min, robust_floor)
+        A2 = np.c_[np.array(rows), np.zeros(len(rows))]
+        b2 = list(rhs)
+        for i, c in enumerate(contacts):
+            for sgn in (1, -1):
+                a = np.zeros(nv + 1)
+                a[i_c + 2 * i + 1] = sgn
+                a[i_c + 2 * i] = -c.mu
+                a[nv] = 1.0  # sgn f − μ n + m ≤ 0
+                A2 = np.vstack([A2, a])
+                b2.append(0.0)
+        cost2 = np.zeros(nv + 1)
+        cost2[nv] = -1.0
+        A_eq2 = np.c_[A_eq[keep], np.zeros(len(keep))]
+        bounds2 = [(0, cap)] + bounds[1:] + [(None, None)]
+        res2 = linprog(cost2, A_ub=A2, b_ub=np.array(b2), A_eq=A_eq2, b_eq=b_eq[keep], bounds=bounds2, method="highs")
+        if res2.status == 0:
+            x = res2.x[:nv]
     ct = np.zeros((N - 1, 2))
     for k in range(N - 1):
         c0 = i_b + 3 * k
@@ -420,7 +447,7 @@ def chain_statics(cp: ChainParams, pose: ChainPose, h: float, use_arm: bool = Tr
     belt = np.zeros(N)
     for i, c in enumerate(contacts):
         belt[c.body] += x[i_c + 2 * i + 1]
-    return Statics(True, float(x[0]), ct, float(x[i_a + 2]) if arm is not None else 0.0, belt,
+    return Statics(True, s_min, ct, float(x[i_a + 2]) if arm is not None else 0.0, belt,
                    float(x[i_a + 3]) if arm is not None else 0.0, contacts)
 
 
