@@ -178,6 +178,7 @@ class ChainClimb(Controller):
         self.pi_conn = [[_PI(p.kp_joint, p.ki_joint, lim), _PI(p.kp_joint, p.ki_joint, lim)] for _ in range(N - 1)]
         self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
         self.t_slow = 0.0
+        self.waited = 0.0  # s the plan has been waiting for a lagging joint
         self.offset = np.zeros((N - 1, 2))
         self.hold = np.zeros((N - 1, 2))
         self.t_phase: list[tuple[float, int, int]] = [(0.0, int(ChainPhase.APPROACH), 0)]
@@ -254,6 +255,9 @@ class ChainClimb(Controller):
             rate = self._u_rate()
             if np.max(np.abs(qc - qt)) > p.pause_error:
                 rate = 0.0
+                self.waited += dt
+            else:
+                self.waited = 0.0
             q_ref, w_ref, v_belt = qt, dq * rate, V * rate
             self.u += rate * dt
             if self.u >= 3.0:
@@ -356,7 +360,9 @@ class ChainClimbTrial(Trial):
                 Headline("chain.peak_drive_ratio", "largest drive |τ| / its stall torque"),
                 Headline("chain.limit_fraction", "share of the climb any motor sat at its line"))
 
-    stop_when_decided: bool = info(True, doc="end the run 1 s after every module is on the top")
+    stop_when_decided: bool = info(True, doc="end the run 1 s after every module is on the top, at once if the "
+                                             "model has no plan for the step, or once the plan has waited give_up_s")
+    give_up_s: float = num(12.0, gt=0, le=1000, unit="s", doc="a climb whose plan has not advanced for this long has failed")
 
     def validate_scenario(self, robot, controller, arena, sim) -> None:
         if not isinstance(controller, ChainClimbParams):
@@ -376,6 +382,10 @@ class ChainClimbTrial(Trial):
         since = [math.inf]
 
         def done(s):
+            if ctrl.no_plan or ctrl.waited >= self.give_up_s:
+                return True
+            if ctrl.phase in (ChainPhase.APPROACH, ChainPhase.TRANSFER) and s.t - ctrl.t_phase[-1][0] > 4 * self.give_up_s:
+                return True  # never stalled at the riser
             if ctrl.phase == ChainPhase.DRIVE_ON:
                 since[0] = min(since[0], s.t)
             return s.t - since[0] >= 1.0
@@ -418,9 +428,34 @@ def chain_metrics(ctrl, sc, series) -> dict:
                 at_limit |= ratio > 0.98
         out[f"chain.peak_{cls}_ratio"] = peak
     out["chain.limit_fraction"] = float(at_limit.mean()) if at_limit.size else math.nan
+    # the connectors' peak after a 0.5 s moving average (the contact solve makes joint torques jitter; the
+    # plan is quasi-static)
+    conn = [names.index(n) for n in lines if _class(n) == "connector" and n in names]
+    n_avg = max(1, int(round(0.5 / max(float(np.median(np.diff(t))) if len(t) > 1 else 1.0, 1e-9))))
+    if conn and w.sum() > n_avg:
+        out["chain.peak_connector_avg_Nm"] = float(np.max(np.abs(_moving_average(tau[w][:, conn], n_avg))))
+    else:
+        out["chain.peak_connector_avg_Nm"] = math.nan
+    # the ledger over the climb window: W = ΔPE + ΔKE + D
+    M = float(ctrl.model.mass.sum())
+    out["chain.mass_kg"] = M
+    if w.sum() > 1:
+        i0, i1 = np.nonzero(w)[0][[0, -1]]
+        com, W_in = np.asarray(series["com"]), np.asarray(series["W_in"])
+        KE = np.asarray(series["E"])
+        d_pe = M * 9.81 * float(com[i1, 2] - com[i0, 2])
+        d_ke = float(KE[i1] - KE[i0])
+        work = float(W_in[i1] - W_in[i0])
+        out.update({"chain.ledger_work_J": work, "chain.ledger_dpe_J": d_pe, "chain.ledger_dke_J": d_ke,
+                    "chain.ledger_dissipated_J": work - d_pe - d_ke})
     out["chain.climbs_started"] = len(starts)
     out["chain.plan_ok"] = not ctrl.no_plan  # False: the model says the chain cannot take this step (geometry)
     return out
+
+
+def _moving_average(x: np.ndarray, n: int) -> np.ndarray:
+    k = np.ones(n) / n
+    return np.apply_along_axis(lambda c: np.convolve(c, k, mode="valid"), 0, x)
 
 
 def sim_joint_names(ctrl):

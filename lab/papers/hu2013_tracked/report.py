@@ -410,6 +410,12 @@ def hu2013_section(ctx) -> SectionResult:
     figs.append(fig_opt)
     rows.append(row_opt)
     body += ["", text_opt]
+    from lab.papers.hu2013_tracked.report_multi import multi_part  # beyond the paper: several modules (§7)
+
+    m_body, m_figs, m_rows = multi_part(ctx)
+    body += m_body
+    figs += m_figs
+    rows += m_rows
     if quick:
         body += ["", "**Quick mode:** 1 s runs exercise the pipeline only; the numbers are not comparable."]
     return SectionResult(body="\n".join(body), figures=figs, table=rows)

@@ -81,6 +81,7 @@ def test_hanging_module_torques_match_the_poe_gravity_term(beta_deg):
     assert st.connector_torque[0, 0] == pytest.approx(0.0, abs=1e-9) and n_front == pytest.approx(0.0, abs=1e-9)
 
 
+@pytest.mark.slow
 def test_statics_needs_more_motor_at_lower_friction_and_a_third_module_helps():
     """The climbing module is held on the riser by its belt's friction under the bar's push: less
     friction, more motor; a third module pushes too, so it needs less (or equal) at the same friction."""
@@ -94,3 +95,23 @@ def test_frictionless_chain_cannot_hold_a_module_on_the_riser():
     cp = ChainParams(n_modules=2, mu_ground=0.0, mu_riser=0.0)
     pose = serial_pose(cp, 0.22, 0, 1.5)
     assert pose.ok and not chain_statics(cp, pose, 0.22).feasible
+
+
+def test_controller_plan_is_continuous_and_refuses_what_the_bars_cannot_reach():
+    """The chain_climb controller's plan (lab/papers/hu2013_tracked/chain_climb.py): straight on the ground at
+    the first climb's start; each climb starts where the last one left the bars that do not span the two
+    levels; the climber's belt turns back with its body in the flip (its front pulley rolls on nothing);
+    and beyond the bars' reach there is no plan, only the reason."""
+    from lab.papers.hu2013_tracked.chain_climb import plan
+
+    cp = ChainParams(n_modules=3)
+    P = plan(cp, 0.25, 31, feedforward=False)
+    assert np.allclose(P[0].Q[0], 0.0, atol=1e-9)
+    # bar 1 (modules 1 and 2, both on the ground) after module 0's climb = at module 1's start
+    assert np.allclose(P[0].Q[-1][1], P[1].Q[0][1], atol=1e-9)
+    # bar 0 after module 1's climb (both on the top) = at module 2's start
+    assert np.allclose(P[1].Q[-1][0], P[2].Q[0][0], atol=1e-9)
+    r = cp.module.pulley_radius
+    flip = P[0].U < 1.0
+    assert np.all(P[0].V[flip, 0] < 0)  # the flip turns the body nose-down, the belt turns back with it
+    assert isinstance(plan(cp, serial_h_geo(cp) + 0.01, 11, feedforward=False), str)

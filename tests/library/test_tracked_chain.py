@@ -1,0 +1,83 @@
+"""The multi-module tracked robot (lab/robots/tracked_chain.py): generated model, motors, joint signs."""
+
+import math
+
+import numpy as np
+import pytest
+
+from lab.robots.tracked import TrackedSpec
+from lab.robots.tracked_chain import TrackedChainSpec
+
+
+@pytest.mark.slow
+def test_spec_validation_and_motors():
+    with pytest.raises(ValueError, match="n_modules"):
+        TrackedChainSpec(n_modules=5)
+    with pytest.raises(ValueError, match="coupler_length"):
+        TrackedChainSpec(coupler_length=0.30, track_side=0.25)  # < l + 2r + 1 cm: flat modules would overlap
+    s = TrackedChainSpec(n_modules=3)
+    m = s.motors()
+    single = TrackedSpec(motor_speed_line=True).motors()
+    for k in range(3):
+        assert m[f"m{k}_arm_joint"] == single["arm_joint"] and m[f"m{k}_drive_joint"] == single["drive_joint"]
+    # a connector is Table 1's motor through the stated gearing: 18.8 mN·m × 720, 3600 rpm / 720
+    assert m["c1_rear"][0] == pytest.approx(18.8e-3 * 720)
+    assert m["c1_rear"][1] == pytest.approx(3600 * 2 * math.pi / 60 / 720)
+    assert set(s.connector_joints()) == {"c0_front", "c0_rear", "c1_front", "c1_rear"}
+    assert TrackedChainSpec(layout="parallel").connector_joints() == ()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["serial", "parallel"])
+def test_loads_rests_and_survives_random_torques(layout):
+    from lab.core.world import World
+
+    S = TrackedChainSpec(n_modules=2, layout=layout)
+    w = World(dt=0.001)
+    try:
+        w.load_spec(S, [0, 0, S.rest_height + 0.0005], 0.0)
+        assert w.n_links == S.n_links
+        single = TrackedSpec()
+        assert w.model.mass.sum() == pytest.approx(2 * (6.2 + 0.01) + (S.bar_mass if layout == "serial" else 0))
+        rng = np.random.default_rng(1)
+        act = [w.model.joint_index(n) for n in S.actuated_joints(tuple(w.model.joint_names))]
+        for i in range(300):
+            st = w.read_state()
+            tau = np.zeros(w.n_joints)
+            tau[act] = rng.normal(0, 2.0, len(act))
+            w.apply(tau, None, st)
+            w.step_engine()
+        st = w.read_state()
+        assert np.isfinite(st.p_W).all() and np.isfinite(st.q).all()
+        # the bodies stay on the ground, a module's height above it (no sinking, no launch)
+        bodies = [w.model.link_names.index(f"m{k}_body") for k in range(2)]
+        assert np.all(np.abs(st.p_W[bodies, 2] - single.rest_height) < 0.03)
+    finally:
+        w.close()
+
+
+@pytest.mark.slow
+def test_connector_joint_signs():
+    """c0_rear > 0 pitches module 1 nose-down relative to the bar; c0_front > 0 raises the bar's rear end
+    (the conventions the chain_climb controller's plan is written in)."""
+    from lab.core.world import World
+
+    S = TrackedChainSpec(n_modules=2)
+    w = World(dt=0.001, gravity=0.0)
+    try:
+        w.load_spec(S, [0, 0, 1.0], 0.0)
+        q = np.zeros(w.n_joints)
+        q[w.model.joint_index("c0_front")] = 0.3
+        w.set_joint_angles(q)
+        st = w.read_state()
+        L = w.model.link_names
+        c0, c1 = st.p_W[L.index("m0_body")], st.p_W[L.index("m1_body")]
+        assert c1[2] - c0[2] == pytest.approx(0.36 * math.sin(0.3), abs=2e-3)  # module 1 raised
+        q[:] = 0
+        q[w.model.joint_index("c0_rear")] = 0.3
+        w.set_joint_angles(q)
+        st = w.read_state()
+        R = st.R_WB[L.index("m1_body")]
+        assert math.atan2(R[2, 0], R[0, 0]) == pytest.approx(-0.3, abs=1e-6)  # nose down by 0.3
+    finally:
+        w.close()
