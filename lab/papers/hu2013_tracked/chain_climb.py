@@ -365,10 +365,17 @@ class ChainClimbTrial(Trial):
     give_up_s: float = num(12.0, gt=0, le=1000, unit="s", doc="a climb whose plan has not advanced for this long has failed")
 
     def validate_scenario(self, robot, controller, arena, sim) -> None:
-        if not isinstance(controller, ChainClimbParams):
-            raise ValueError('type: "chain_climb" needs the "chain_climb" controller (it reads its log)')
+        from lab.papers.hu2013_tracked.parallel_climb import ParallelClimbParams
+
+        if not isinstance(controller, (ChainClimbParams, ParallelClimbParams)):
+            raise ValueError('type: "chain_climb" needs the "chain_climb" or "parallel_climb" controller (it reads its log)')
         if getattr(robot, "n_modules", None) != controller.n_modules:
             raise ValueError("controller.n_modules: must equal robot.n_modules")
+        want = "parallel" if isinstance(controller, ParallelClimbParams) else "serial"
+        if getattr(robot, "layout", None) != want:
+            raise ValueError(f'robot.layout: the controller needs "{want}"')
+        if want == "parallel":
+            return
         if abs(getattr(robot, "coupler_length", 0.0) - controller.coupler_length) > 1e-12:
             raise ValueError("controller.coupler_length: must equal robot.coupler_length")
         h = getattr(arena, "step_height", None)
