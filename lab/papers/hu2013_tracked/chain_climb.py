@@ -425,6 +425,7 @@ def chain_metrics(ctrl, sc, series) -> dict:
     at_limit = np.zeros(int(w.sum()), bool)
     for cls in ("connector", "drive", "arm"):
         peak = 0.0
+        at_cls = np.zeros(int(w.sum()), bool)
         for name, line in lines.items():
             if _class(name) != cls or name not in names:
                 continue
@@ -432,8 +433,10 @@ def chain_metrics(ctrl, sc, series) -> dict:
             ratio = np.abs(tau[w, j]) / line[0]
             if ratio.size:
                 peak = max(peak, float(ratio.max()))
-                at_limit |= ratio > 0.98
+                at_cls |= ratio > 0.98
+        at_limit |= at_cls
         out[f"chain.peak_{cls}_ratio"] = peak
+        out[f"chain.limit_fraction_{cls}"] = float(at_cls.mean()) if at_cls.size else math.nan
     out["chain.limit_fraction"] = float(at_limit.mean()) if at_limit.size else math.nan
     # the connectors' peak after a 0.5 s moving average (the contact solve makes joint torques jitter; the
     # plan is quasi-static)
