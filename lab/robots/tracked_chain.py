@@ -143,11 +143,6 @@ class TrackedChainSpec(Robot):
         own |= set(self.connector_joints())
         return tuple(n for n in joint_names if n in own)
 
-    def views(self) -> tuple:
-        from lab.analysis.plots import SIDE_VIEW
-
-        return (SIDE_VIEW,)
-
     def motors(self) -> dict[str, tuple]:
         """Each module's drive and arm as the single robot's (Table 1 through i0 i1 i2 and i0 i1); each
         connector joint Table 1's motor through ``connector_ratio``."""

@@ -13,7 +13,8 @@ from lab.report import Row
 
 SWEEP = "hu2013_chain_map"
 SCENARIO = "tracked_serial_climb"
-MUS_MODEL = (0.3, 0.4, 0.5, 0.6, 0.8, 1.0)
+MUS_MODEL = (0.15, 0.2, 0.25, 0.3, 0.4, 0.6, 0.8)
+H_MODEL = (0.15, 0.17, 0.19, 0.21, 0.23, 0.25, 0.27)
 
 
 def sweep_runs() -> list[tuple[str, dict]]:
@@ -27,16 +28,25 @@ def sweep_runs() -> list[tuple[str, dict]]:
     return out
 
 
-def model_table(mus=MUS_MODEL) -> dict:
-    """h_max of the serial chains by the limit analysis at each μ (μ_g = μ_w), and the load ratio at 0.25 m."""
-    from lab.papers.hu2013_tracked.model.multi import ChainParams, analyse_serial, max_height_serial, serial_h_geo
+def model_table(mus=MUS_MODEL, heights=H_MODEL) -> dict:
+    """The limit analysis on a (chain length, μ, h) grid (μ_g = μ_w): feasible or not, the peak load ratio
+    and the reason; the highest feasible h per (n, μ) (feasibility is not monotone in h at low μ: a lower
+    step puts the bar to the module on the top nearer the horizontal, and the tail's climb needs more)."""
+    from lab.papers.hu2013_tracked.model.multi import ChainParams, analyse_serial, serial_h_geo
 
-    out = {"h_geo": serial_h_geo(ChainParams()), "h_max": {}, "ratio_025": {}}
+    out = {"h_geo": serial_h_geo(ChainParams()), "cell": {}, "h_max": {}, "ratio_025": {}, "mus": tuple(mus),
+           "heights": tuple(heights)}
     for n in (2, 3):
         for mu in mus:
             cp = ChainParams(n_modules=n, mu_ground=mu, mu_riser=mu)
-            out["h_max"][(n, mu)] = max_height_serial(cp, tol=2e-3, n_u=13)
-            out["ratio_025"][(n, mu)] = analyse_serial(cp, 0.25, n_u=13).peak_ratio
+            for h in heights:
+                a = analyse_serial(cp, h, n_u=13)
+                out["cell"][(n, mu, h)] = (a.feasible, a.peak_ratio, a.reason)
+            ok = [h for h in heights if out["cell"][(n, mu, h)][0]]
+            out["h_max"][(n, mu)] = max(ok) if ok else math.nan
+            a25 = analyse_serial(cp, 0.25, n_u=13)
+            out["ratio_025"][(n, mu)] = a25.peak_ratio
+            out.setdefault("margin_025", {})[(n, mu)] = a25.min_margin
     return out
 
 
@@ -50,29 +60,44 @@ def cells(runs: dict, names) -> list[tuple[int, float, float, dict]]:
     return out
 
 
-def fig_map(model: dict, data, mus=MUS_MODEL):
+def fig_map(model: dict, data):
+    """One panel per chain length: the limit analysis's cells over (μ, h) — climbs within every rating
+    (green), a motor short (orange: its peak load ratio printed), no force distribution holds a pose
+    (grey), beyond the bars' reach (white) — and the engine's runs on top."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
-    col = {2: "tab:blue", 3: "tab:green"}
-    for n in (2, 3):
-        ax.plot(mus, [model["h_max"][(n, mu)] for mu in mus], "-", color=col[n], label=f"serial {n}: limit analysis")
-    ax.axhline(model["h_geo"], color="0.4", ls=":", lw=1, label=f"the bars' reach {model['h_geo']:.3f} m")
-    ax.axhline(0.195, color="tab:red", ls="--", lw=1, label="one module: min(l, l − r) = 0.195 m")
-    for n, h, mu, m in data:
-        ok = bool(m.get("chain.success"))
-        dx = -0.012 if n == 2 else 0.012
-        ax.plot(mu + dx, h, "^" if ok else "x", color=col[n], ms=8, mfc=col[n] if ok else "none")
-    ax.plot([], [], "^", color="0.3", label="engine: climbs")
-    ax.plot([], [], "x", color="0.3", label="engine: does not")
-    ax.set_xlabel("μ (belt on ground, riser and top)")
-    ax.set_ylabel("step height h (m)")
-    ax.set_title("Serial chains: highest step, model and engine")
-    ax.legend(fontsize=7, loc="lower right")
-    ax.grid(alpha=0.3)
+    mus, hs = model["mus"], model["heights"]
+    fig, axs = plt.subplots(1, 2, figsize=(10.5, 4.2), sharey=True)
+    for ax, n in zip(axs, (2, 3)):
+        for i, mu in enumerate(mus):
+            for k, h in enumerate(hs):
+                ok, ratio, why = model["cell"][(n, mu, h)]
+                c = ("tab:green" if ok else "white" if why.startswith("geometry") else "0.75" if why.startswith("statics")
+                     else "tab:orange")
+                ax.add_patch(plt.Rectangle((i - 0.5, k - 0.5), 1, 1, color=c, alpha=0.45))
+                if math.isfinite(ratio) and not why.startswith("geometry"):
+                    ax.text(i, k, f"{ratio:.2f}", ha="center", va="center", fontsize=6.5)
+        for nn, h, mu, m in data:
+            if nn != n or mu not in mus:
+                continue
+            y = float(np.interp(h, hs, np.arange(len(hs))))
+            ok = bool(m.get("chain.success"))
+            ax.plot(mus.index(mu) + 0.3, y, "^" if ok else "x", color="k", ms=9, mfc="k" if ok else "none")
+        yg = float(np.interp(model["h_geo"], hs, np.arange(len(hs))))
+        ax.axhline(yg, color="k", ls=":", lw=1)
+        ax.set_xticks(range(len(mus)), [f"{m:g}" for m in mus])
+        ax.set_yticks(range(len(hs)), [f"{h:.2f}" for h in hs])
+        ax.set_xlim(-0.5, len(mus) - 0.5)
+        ax.set_ylim(-0.5, len(hs) - 0.5)
+        ax.set_xlabel("μ (belt on ground, riser and top)")
+        ax.set_title(f"serial, {n} modules")
+    axs[0].set_ylabel("step height h (m)")
+    fig.suptitle(f"Limit analysis (green: within every rating, number = peak load ratio; orange: a motor short; grey: "
+                 f"no force distribution;\nabove the dotted line {model['h_geo']:.3f} m the bars do not reach) and the "
+                 "engine (▲ climbs, × does not)", fontsize=8.5)
     return fig
 
 
@@ -125,7 +150,7 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     head_ov = {"trial.stop_when_decided": True, **({"sim.duration": 1.0} if quick else {})}
     runs = ctx.run_many([(head_name, SCENARIO, head_ov), *[(n, SCENARIO, ov) for n, ov in names]])
     head = runs[head_name].metrics
-    model = model_table()
+    model = model_table((0.4, 0.8), (0.19, 0.25)) if quick else model_table()
     data = cells(runs, names)
     figs = [ctx.save_figure(fig_map(model, data), "chain_map",
                             caption="Serial chains of 2 and 3 modules: the highest step by the limit analysis against "
@@ -133,8 +158,6 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     from lab.core import scenario as scn
 
     sc = scn.load(SCENARIO)
-    from lab.robots.tracked_chain import TrackedChainSpec
-
     links = _link_names(sc.robot)
     if not quick:
         figs.append(ctx.save_figure(fig_sequence(runs[head_name], links), "chain_sequence",
@@ -143,17 +166,23 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     tri, ring = loop_geometry(cp, 3), loop_geometry(cp, 4)
 
     def best(h: float) -> str:
-        ok = [(n, mu) for (n, mu), hm in model["h_max"].items() if hm >= h]
         if h <= 0.195:
-            return "one module (or parallel)"
-        if not ok:
-            return "none of the serial chains"
-        mu_min = {n: min([mu for (nn, mu) in ok if nn == n], default=math.inf) for n in (2, 3)}
-        return ", ".join(f"serial {n} from μ = {mu_min[n]:g}" for n in (2, 3) if math.isfinite(mu_min[n]))
+            return "one module (or parallel): 0.195 m by the paper's criterion"
+        hs = [x for x in model["heights"] if x >= h - 1e-9]
+        if not hs:
+            return "none (above the grid)"
+        hh = hs[0]
+        if hh > model["h_geo"]:
+            return f"none: above the bars' reach {model['h_geo']:.3f} m (longer bars)"
+        parts = []
+        for n in (2, 3):
+            ok = [mu for mu in model["mus"] if model["cell"][(n, mu, hh)][0]]
+            parts.append(f"serial {n} from μ = {min(ok):g}" if ok else f"serial {n}: no μ of the grid")
+        return "; ".join(parts) + " (the shorter chain where both do: fewer modules, less to carry)"
 
     table_lines = ["", "| step h | best configuration (limit analysis, μ_g = μ_w) | engine (μ 0.4 / 0.8; serial 2, serial 3) |",
                    "|---|---|---|"]
-    for h in (0.15, 0.20, 0.25, 0.28):
+    for h in (0.15, 0.21, 0.25, 0.28):
         eng = []
         for n in (2, 3):
             cell = [("✓" if m.get("chain.success") else "✗") for nn, hh, mu, m in sorted(data) if nn == n and abs(hh - h) < 1e-9]
@@ -192,7 +221,8 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
         "A third module pushes and counterweighs, so it needs less at low friction; it does not reach higher (the "
         "same bars). The eq.-13 margin over the combined support polygon (every belt contact a line across the "
         "track, the tail's wheel a point; the climber's contacts on the riser count, as the paper's edge line AB "
-        "counts with the face against the riser) stays ≥ 9.6 cm over the analysed climbs.",
+        f"counts with the face against the riser) stays ≥ {100 * min(model['margin_025'].values()):.1f} cm over the "
+        "climbs of 0.25 m.",
         "- **Parallel (Fig 3a).** Side by side and rigid, the symmetric section is the single module's, every force "
         "× n: on rigid ground it climbs what one module climbs (the robot `tracked_chain` with `layout = "
         "\"parallel\"` builds it) and only the lateral margin grows. Its purpose, more ground contact on soft "
