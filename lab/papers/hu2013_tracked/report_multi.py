@@ -160,7 +160,7 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     sc = scn.load(SCENARIO)
     links = _link_names(sc.robot)
     if not quick:
-        figs.append(ctx.save_figure(fig_sequence(runs[head_name], links), "chain_sequence",
+        figs.append(ctx.save_figure(fig_sequence(runs[head_name], list(runs[head_name].link_names) or links), "chain_sequence",
                                     caption="The headline climb as an image sequence (`lab run tracked_serial_climb`)."))
     cp = ChainParams()
     tri, ring = loop_geometry(cp, 3), loop_geometry(cp, 4)
@@ -248,10 +248,34 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
         "",
         "**Best configuration for a given h** (the paper's question; limit analysis, and the engine's cells):",
         *table_lines,
+        "",
+        engine_sentence(model, data),
     ]
     if quick:
         body += ["", "(quick mode: the engine cells are not run)"]
     return body, figs, rows
+
+
+def engine_sentence(model: dict, data) -> str:
+    """Where the engine's cells agree with the limit analysis and where not, with the numbers."""
+    if not data:
+        return "(no engine cells)"
+    parts = []
+    for n, h, mu, m in sorted(data, key=lambda c: (c[0], c[1], c[2])):
+        ok = bool(m.get("chain.success"))
+        if not m.get("chain.plan_ok", True):
+            parts.append(f"serial {n}, h = {h:.2f} m, μ = {mu:g}: no plan (beyond the bars' reach), as the analysis says")
+            continue
+        cell = model["cell"].get((n, mu, h))
+        said = "climbs" if cell and cell[0] else "does not" if cell else "not on the analysis grid"
+        parts.append(f"serial {n}, h = {h:.2f} m, μ = {mu:g}: engine {'climbs' if ok else 'does not'} "
+                     f"(model: {said}{f', peak load {cell[1]:.2f}' if cell else ''}; motors at their line "
+                     f"{100 * m.get('chain.limit_fraction', math.nan):.0f} % of the climb, least margin "
+                     f"{100 * m.get('chain.min_margin_m', math.nan):+.1f} cm)")
+    return ("**The engine's cells** (`lab sweep hu2013_chain_map`; the belt's own μ 1, the arena's the contacts'): "
+            + "; ".join(parts) + ". Where the model says a chain climbs and the engine's does not, the controller "
+            "does not find the model's force distribution: the LP picks the contact forces freely inside the cones, "
+            "the engine's contacts share the load as the solver and the servos make them, and the motors saturate.")
 
 
 def _link_names(robot) -> list[str]:
