@@ -14,7 +14,7 @@ its own in its manifest; user code registers through ``lab.register_force`` / ``
 from __future__ import annotations
 
 BUILTINS: dict[str, tuple[str, ...]] = {
-    "robot": ("lab.robots.snake", "lab.robots.eel", "lab.robots.tracked", "lab.robots.wheeled_snake",
+    "robot": ("lab.robots.snake", "lab.robots.eel", "lab.robots.tracked", "lab.robots.tracked_chain", "lab.robots.wheeled_snake",
               "lab.robots.urdf_file"),
     "controller": ("lab.controllers.passive_creeping", "lab.controllers.serpenoid", "lab.controllers.belt_drive"),
     "friction law": ("lab.forces.friction",),

@@ -8,6 +8,9 @@
 - :mod:`.differential`  a differential run's ``diff.*`` metrics (the step-climb trial reports them)
 - :mod:`.climb_ledger`  where the motor's work goes over the climb window (``climb.ledger_*``)
 - :mod:`.design_map`   the single motor's outcome over i2, μ_g, μ_w (sweep ``hu2013_design_map``)
+- :mod:`.model.multi`  beyond the paper (§7, Figs 3–4): the limit analysis of several modules
+- :mod:`.chain_climb`, :mod:`.parallel_climb`  their cooperative climb (controllers, trial ``chain_climb``)
+- :mod:`.chain_checks`  the ``chain_climb`` check; :mod:`.report_multi` its part of the report
 
 Importing this package registers nothing and loads no library module, so the library (the robot's
 ``climb_params``, the climb controller's drive limits) can import :mod:`.model` without a cycle;
@@ -27,9 +30,9 @@ PAPER = Paper(
     figures=("Fig 8 motor torque vs step height", "Fig 9 arm speed", "Fig 10 arm length",
              "Fig 12 stability region", "eq. 13 support-triangle margin", "h_max"),
     tolerances=".tolerances",
-    plugins={"controller": (".controllers",),
-             "trial": (".trials",),
-             "check": (".checks",),
+    plugins={"controller": (".controllers", ".chain_climb", ".parallel_climb"),
+             "trial": (".trials", ".chain_climb"),
+             "check": (".checks", ".chain_checks"),
              "fault": (".faults",),
              "report section": (".report",)},
     # the report's run its docs page replays (lab replay): a full build's name, then a --quick build's

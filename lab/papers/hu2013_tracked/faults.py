@@ -50,3 +50,11 @@ fault(Fault(
     "a ratio typed wrong in the model's parameters (Hu 2013 Table 1: 3/8)",
     ("step_climb",), "only Hu 2013's model has an i2",
     patch=lambda: _model_i2(1.1)))
+
+
+fault(Fault(
+    "connector_ratio_x0.1",
+    "the tracked chain's connector motors geared 72:1 instead of 720:1 (each joint 1.35 N·m instead of 13.5)",
+    "a connector gear ratio typed wrong (Table 1's i0 i1 = 144 × 5 = 720 for a motor of the arm's class)",
+    ("chain_climb",), "only the multi-module tracked robot has connectors",
+    overrides={"*": ("robot.connector_ratio=72",)}))
