@@ -97,7 +97,8 @@ def fig_map(model: dict, data):
     axs[0].set_ylabel("step height h (m)")
     fig.suptitle(f"Limit analysis (green: within every rating, number = peak load ratio; orange: a motor short; grey: "
                  f"no force distribution;\nabove the dotted line {model['h_geo']:.3f} m the bars do not reach) and the "
-                 "engine (▲ climbs, × does not)", fontsize=8.5)
+                 "engine (▲ climbs, × does not; its 0.28 m cells in the top row)", fontsize=8.5)
+    fig.tight_layout(rect=(0, 0, 1, 0.86))
     return fig
 
 
@@ -153,8 +154,8 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     model = model_table((0.4, 0.8), (0.19, 0.25)) if quick else model_table()
     data = cells(runs, names)
     figs = [ctx.save_figure(fig_map(model, data), "chain_map",
-                            caption="Serial chains of 2 and 3 modules: the highest step by the limit analysis against "
-                                    "the friction, and the engine's cells (`lab sweep hu2013_chain_map`).")]
+                            caption="Serial chains of 2 and 3 modules over (μ, h): the limit analysis's verdict and peak "
+                                    "motor load per cell, and the engine's cells (`lab sweep hu2013_chain_map`).")]
     from lab.core import scenario as scn
 
     sc = scn.load(SCENARIO)
