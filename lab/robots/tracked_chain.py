@@ -143,6 +143,14 @@ class TrackedChainSpec(Robot):
         own |= set(self.connector_joints())
         return tuple(n for n in joint_names if n in own)
 
+    def views(self) -> tuple:
+        """Side view (x–z) of every module's body COM on the arena's profile (the single robot's side view
+        draws one body and its arm's tip)."""
+        from lab.core.views import View
+
+        return (View("chain_side_view", chain_side_view, "side view (x–z): every module's body COM and the arena's "
+                                                          "profile"),)
+
     def motors(self) -> dict[str, tuple]:
         """Each module's drive and arm as the single robot's (Table 1 through i0 i1 i2 and i0 i1); each
         connector joint Table 1's motor through ``connector_ratio``."""
@@ -235,6 +243,31 @@ class TrackedChainSpec(Robot):
         return ["- frames: link 0 is module 0's body (the front module) and the URDF base; module k's links carry "
                 "the prefix m{k}_; serial bars bar_{k} hang between the modules' centres on joints c{k}_front / "
                 "c{k}_rear (lab/robots/tracked_chain.py).", ""]
+
+
+def chain_side_view(run):
+    """Every module's body COM path in x–z, start ○ and end □, over the arena's profile."""
+    from lab.analysis.plots import arena_profile, new_figure
+
+    s, sc = run.series, run.scenario
+    names = list(run.link_names)
+    mods = [names.index(n) for n in names if n.startswith("m") and n.endswith("_body")]
+    X, Z = s["xy"][:, mods, 0], s["z"][:, mods]
+    fig, ax = new_figure(figsize=(8, 4.5))
+    prof = arena_profile(sc.arena, float(X.min()) - 0.3, float(X.max()) + 0.3)
+    if prof is not None:
+        ax.fill_between(prof[0], prof[1], -0.05, color="0.8", label="ground / step (x–z)")
+        ax.plot(prof[0], prof[1], "k-", lw=1.2)
+    for k, i in enumerate(mods):
+        line, = ax.plot(X[:, k], Z[:, k], lw=1.2, label=f"module {k} body COM")
+        ax.plot(X[0, k], Z[0, k], "o", color=line.get_color(), ms=4)
+        ax.plot(X[-1, k], Z[-1, k], "s", color=line.get_color(), ms=4)
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("x [m] (climbing direction)")
+    ax.set_ylabel("z [m]")
+    ax.set_title(f"{sc.name}: side view (start ○, end □)")
+    ax.legend(fontsize=8, loc="upper left")
+    return fig
 
 
 def _joint(name, kind, parent, child, xyz, axis) -> str:

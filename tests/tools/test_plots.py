@@ -29,8 +29,8 @@ def labels(ax) -> list[str]:
     return [ln.get_label() for ln in ax.get_lines()]
 
 
-def test_ten_scenarios_are_shipped():
-    assert len(SCENARIOS) == 10
+def test_thirteen_scenarios_are_shipped():
+    assert len(SCENARIOS) == 13
 
 
 @pytest.mark.slow
@@ -72,6 +72,13 @@ def test_every_scenario_plots_what_it_is(name, runs, tmp_path):
         assert (ax.get_xlabel(), ax.get_ylabel()) == ("x [m]", "y [m]")
         assert len(ax.get_lines()) == len(res.body_links) + 2  # each link's path, the start and end shapes
         assert not any(n.startswith("wheel") for n in res.body_links)
+        plt.close(fig)
+    elif type(robot).__name__ == "TrackedChainSpec":  # several tracked modules: each body's path on the arena
+        assert "trajectories" not in views
+        fig = views["chain_side_view"].draw(res)
+        ax = fig.axes[0]
+        assert ax.get_ylabel() == "z [m]" and ax.get_xlabel().startswith("x [m]")
+        assert {f"module {k} body COM" for k in range(robot.n_modules)} <= set(labels(ax))
         plt.close(fig)
     else:  # the tracked robot: the side view on the arena and its pitch and arm angle
         assert "trajectories" not in views

@@ -9,7 +9,7 @@
 - :mod:`.climb_ledger`  where the motor's work goes over the climb window (``climb.ledger_*``)
 - :mod:`.design_map`   the single motor's outcome over i2, μ_g, μ_w (sweep ``hu2013_design_map``)
 - :mod:`.model.multi`  beyond the paper (§7, Figs 3–4): the limit analysis of several modules
-- :mod:`.chain_climb`, :mod:`.parallel_climb`  their cooperative climb (controllers, trial ``chain_climb``)
+- :mod:`.chain_climb`, :mod:`.parallel_climb`, :mod:`.chain_trial`  their cooperative climb (controllers, trial)
 - :mod:`.chain_checks`  the ``chain_climb`` check; :mod:`.report_multi` its part of the report
 
 Importing this package registers nothing and loads no library module, so the library (the robot's
@@ -31,7 +31,7 @@ PAPER = Paper(
              "Fig 12 stability region", "eq. 13 support-triangle margin", "h_max"),
     tolerances=".tolerances",
     plugins={"controller": (".controllers", ".chain_climb", ".parallel_climb"),
-             "trial": (".trials", ".chain_climb"),
+             "trial": (".trials", ".chain_trial"),
              "check": (".checks", ".chain_checks"),
              "fault": (".faults",),
              "report section": (".report",)},
