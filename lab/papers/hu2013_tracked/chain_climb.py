@@ -78,6 +78,11 @@ class ChainClimbParams(Validated):
     log_every: int = num(20, ge=1, le=1000, unit="steps", doc="log a step every n steps")
     plan_samples: int = num(121, ge=11, le=2001, doc="samples of u per module's plan")
     arms_stowed: bool = info(True, doc="the arms of every module but the tail stand upright over their pivots")
+    kp_arm: float = num(4.0, ge=0, le=1e5, doc="stowed arms' speed loops, proportional (N·m·s/rad)")
+    ki_arm: float = num(20.0, ge=0, le=1e5, doc="stowed arms' speed loops, integral")
+    pitch_filter: float = num(0.3, gt=0, le=10, unit="s", doc="time constant of the pitch the stowed arms hold "
+                                                             "upright against (a faster one let the arm and the "
+                                                             "body's pitch chatter through the contacts)")
     feedforward: bool = info(True, doc="feed the plan's statics forward (connector, belt and tail-arm torques)")
 
 
@@ -172,7 +177,8 @@ class ChainClimb(Controller):
         self.plans, self.no_plan = (plans, "") if isinstance(plans, list) else ([], plans)
         lim = p.torque_limit
         self.pi_drive = [_PI(p.kp_drive, p.ki_drive, lim) for _ in range(N)]
-        self.pi_arm = [_PI(p.kp_joint, p.ki_joint, lim) for _ in range(N)]
+        self.pi_arm = [_PI(p.kp_arm, p.ki_arm, lim) for _ in range(N)]
+        self.psi_f = [None] * N  # low-passed pitch of each module
         self.pi_conn = [[_PI(p.kp_joint, p.ki_joint, lim), _PI(p.kp_joint, p.ki_joint, lim)] for _ in range(N - 1)]
         self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
         self.t_slow = 0.0
@@ -281,7 +287,10 @@ class ChainClimb(Controller):
                 tau[self.j_arm[k]] = ff_a if k == N - 1 else 0.0  # trailing on its wheel (the plan's push)
             else:
                 psi = _pitch_up(state.R_WB[self.l_body[k]])
-                target = -math.pi / 2 - psi
+                if self.psi_f[k] is None:
+                    self.psi_f[k] = psi
+                self.psi_f[k] += _wrap(psi - self.psi_f[k]) * min(dt / p.pitch_filter, 1.0)
+                target = -math.pi / 2 - self.psi_f[k]
                 err = _wrap(target - q[self.j_arm[k]])
                 tau[self.j_arm[k]] = self.pi_arm[k](p.angle_gain * err - qd[self.j_arm[k]], dt)
         if self.k % p.log_every == 0:
