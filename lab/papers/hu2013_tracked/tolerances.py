@@ -7,8 +7,8 @@ from lab.core.tolerances import Tol
 
 TOL = {
     # chain_climb (beyond Hu 2013): two modules over 0.25 m, the engine against the limit analysis's plan.
-    "chain.time_rel": Tol(0.023, "climb time, engine vs plan: measured 0.04 % (two modules) and 0.45 % (three, "
-                                 "before the stowed arms' servo was slowed: the stall detections and the transfers) × 5"),
+    "chain.time_rel": Tol(0.035, "climb time, engine vs plan: measured 0.04 % (two modules) and 0.69 % (three: the "
+                                 "stall detections and the transfers) × 5"),
     "chain.peak_ratio_lo": Tol(0.5, "connector peak (0.5 s average), engine / the plan's fed-forward statics: measured "
                                     "1.86 (1.98 with the stowed arms' faster servo); half the plan's is less than its statics need (a connector geared 10× "
                                     "too low reads 0.2)"),
