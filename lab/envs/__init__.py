@@ -43,7 +43,7 @@ except ModuleNotFoundError as exc:  # pragma: no cover - depends on the install
 from lab.envs.env import CONTROL_DT, DEFAULTS, DIVERGENCE_PENALTY, LabEnv, Reward, actuators, turned_over
 
 # id → (scenario, the id's own overrides, applied under the user's). The v1 ids keep the physics step
-# they were published with (1 ms, 1 ms, 2 ms) now that their scenarios ship at 5, 2 and 5 ms (issue 34):
+# they were published with (1 ms, 1 ms, 2 ms) whatever step their scenarios ship at (issue 34; drag: 2 ms):
 # under full random torques the flagship's joints reach 6.9× their motor's no-load speed at 5 ms against
 # the < 5× this id promises (tests/tools/test_envs.py), so a coarser step is a new version, not v1.
 IDS = {
