@@ -30,7 +30,7 @@ def test_run_writes_what_the_cli_writes(tmp_path, lab_cmd):
                    check=True, capture_output=True, cwd=tmp_path)
     for name in ("metrics.json", "timeseries.csv", "scenario.toml"):
         assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes(), name
-    assert res.status == "ok" and res.metrics["steps"] == 500
+    assert res.status == "ok" and res.metrics["steps"] == round(0.5 / res.scenario.sim.dt)
     # the DataFrame is timeseries.csv (which prints 9 significant digits)
     df = res.timeseries
     csv = pd.read_csv(tmp_path / "cli" / "timeseries.csv")
@@ -52,8 +52,9 @@ def test_overrides_as_dict_or_strings_and_on_a_loaded_scenario():
 def test_stepping_is_the_run():
     # Sim.step with the scenario's controller follows the very states lab.run records
     n = 200
-    res = lab.run("snake_serpenoid", {"sim.duration": n * 0.001, "sim.record_every": 1})
-    with lab.Sim("snake_serpenoid", {"sim.duration": n * 0.001, "sim.record_every": 1}) as sim:
+    over = {"sim.duration": n * 0.001, "sim.record_every": 1, "sim.dt": 0.001}  # n steps of 1 ms
+    res = lab.run("snake_serpenoid", over)
+    with lab.Sim("snake_serpenoid", over) as sim:
         for _ in range(n // 2):
             sim.step()
         state = sim.step(n // 2)
@@ -65,7 +66,8 @@ def test_stepping_is_the_run():
 
 
 def test_step_with_given_torques():
-    with lab.Sim("snake_passive_creeping", {"sim.record_every": 1}) as sim:
+    # at 1 ms: five 5-ms steps spin the joint up to where its motor's speed line cuts the torque
+    with lab.Sim("snake_passive_creeping", {"sim.record_every": 1, "sim.dt": 0.001}) as sim:
         J = sim.n_joints
         tau = np.zeros(J)
         tau[J // 2] = 0.2
