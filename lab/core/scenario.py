@@ -535,7 +535,7 @@ def apply_overrides(data: dict, overrides: list[str] | dict | None, name=SET, ba
 def _split(item: str, name=SET) -> tuple[str, str]:
     key, sep, value = item.partition("=")
     if not sep or not key.strip():
-        raise LabError(_label(name, item), "expected KEY=VALUE, e.g. --set friction.mu_n=0.5")
+        raise LabError(_label(name, item), "expected KEY=VALUE, e.g. " + _label(name, "friction.mu_n=0.5"))
     return key.strip(), value.strip()
 
 
