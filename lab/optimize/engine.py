@@ -216,7 +216,7 @@ class DaskPool:
         self.scheduler = ex.scheduler
         self.done = as_completed([], with_results=False)
         self.tasks: dict = {}
-        info = ex.client.scheduler_info(n_workers=-1)
+        info = ex.dask.scheduler_info(n_workers=-1)
         threads = max(1, sum(w.get("nthreads", 1) for w in info.get("workers", {}).values()))
         # One trial queued beyond the workers: a worker that finishes starts the next at once instead of
         # waiting for the client to tell, ask and submit (measured: 8 % of a 1-s trial idle without it).
@@ -229,7 +229,7 @@ class DaskPool:
             import cloudpickle as pickle
         except ImportError:  # pragma: no cover - distributed depends on it
             import pickle
-        fut = self.ex.client.submit(run_shipped, self.plugins, pickle.dumps(shipped),
+        fut = self.ex.dask.submit(run_shipped, self.plugins, pickle.dumps(shipped),
                                     key=f"lab-trial-{task.run_id}-{task.session}", pure=False)
         self.tasks[fut.key] = (fut, task)
         self.done.add(fut)
@@ -257,7 +257,7 @@ class DaskPool:
         pending = [f for f, _ in self.tasks.values() if not f.done()]
         if pending:
             try:
-                self.ex.client.cancel(pending)
+                self.ex.dask.cancel(pending)
             except Exception as exc:  # noqa: BLE001 - comms may be gone after Ctrl-C
                 log.debug("cancel: %s", exc)
         self.tasks.clear()

@@ -263,6 +263,11 @@ class Executor:
         self.cluster = None
         self.client = None
 
+    @property
+    def dask(self):
+        """The dask ``Client`` (None before start): what other tools (lab.optimize) submit through."""
+        return self.client
+
     def __enter__(self) -> Executor:
         try:
             with sigint_deferred():

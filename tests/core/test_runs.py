@@ -34,7 +34,9 @@ def test_every_scenario_runs_briefly(path, tmp_path):
     for png in ("energy_balance.png", "joint_angles.png", "torques.png", "energy.png"):  # every run's
         assert (out / png).stat().st_size > 1000
     # and the robot's own view: a chain's top view, the tracked robot's side view
-    view = "side_view.png" if scn.load(str(path)).robot.head_link is None else "trajectories.png"
+    sc = scn.load(str(path))
+    view = "trajectories.png" if sc.robot.head_link is not None else \
+        "chain_side_view.png" if sc.robot_type == "tracked_chain" else "side_view.png"
     assert (out / view).stat().st_size > 1000
     # the resolved scenario reloads to the same scenario (with the override applied)
     again = scn.load(str(out / "scenario.toml"))

@@ -84,7 +84,7 @@ def _run_in_pty(args, timeout=120):
 
 @pytest.mark.slow
 def test_a_long_run_on_a_terminal_shows_a_bar_and_under_q_none(tmp_path):
-    args = [sys.executable, "-m", "lab.cli", "run", "snake_passive_creeping", "--duration", "6", "--no-plots"]
+    args = [sys.executable, "-m", "lab.cli", "run", "snake_passive_creeping", "--duration", "40", "--no-plots"]  # > 2 s of wall even unloaded
     code, text = _run_in_pty([*args, "--out", str(tmp_path / "a")])
     assert code == 0, text
     assert "snake_passive_creeping:" in text and "step/s" in text and "%|" in text  # tqdm's bar and rate
