@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 import os
 import sys
 from dataclasses import dataclass
@@ -32,6 +33,23 @@ log = logging.getLogger(__name__)
 TARGET_QUANTILE = 0.25  # PED-ANOVA's "top" (0.1 by default): a quarter, so a 30-trial study has 7 trials in it
 BOOK = ("run_id", "trial", "status", "error", "task_wall_s", "worker")
 TIMING = ("wall_time_s", "realtime_factor")  # the machine's speed, not the run's result: not compared on re-run
+
+
+_BEST_NAME = re.compile(r"t\d{5}\.toml")
+
+
+def _only_ours(best: Path) -> None:
+    """``best/`` holds only the files this command writes there (``t00012.toml``), and is a real folder,
+    before it is replaced; else a LabError naming what is in the way."""
+    from lab.core.errors import LabError
+
+    if best.is_symlink() or not best.is_dir():
+        raise LabError(str(best), "is not the folder lab optimize wrote (a link or a file); move it away")
+    other = sorted(e.name for e in best.iterdir() if not (_BEST_NAME.fullmatch(e.name) and e.is_file()
+                                                           and not e.is_symlink()))
+    if other:
+        raise LabError(str(best), f"holds files lab optimize did not write ({', '.join(other[:5])}); move them "
+                                  "away, the folder is replaced with the new best trials")
 
 
 def run_id(number: int) -> str:
@@ -202,6 +220,7 @@ def write_best(study: Study, df: pd.DataFrame, out: Path, pool, session: str, qu
                             "values": {o.name: float(rec[o.name]) for o in study.objectives}})
         old = out / "best"
         if os.path.lexists(old):
+            _only_ours(old)  # a user's file dropped into best/ is refused, never removed with the folder
             aside = writes.temp_path(old)
             os.rename(old, aside)
             writes.publish(tmp, old)

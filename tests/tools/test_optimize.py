@@ -381,3 +381,23 @@ def test_killed_or_interrupted_study_resumes_with_every_trial_told_once(tmp_path
     resumed = ev[-1][0]
     assert not {r for s, w, r in ev if s == resumed and w == "start"} & first
     assert json.loads((out / "best.json").read_text())["best"][0]["reproduced"]
+
+
+def test_best_folder_with_a_users_file_is_refused_not_removed(tmp_path):
+    """best/ is replaced as a whole when the best trials change; a file the lab did not write there stops
+    that with one error, and stays."""
+    from lab.core.errors import LabError
+    from lab.optimize.results import _only_ours
+
+    best = tmp_path / "best"
+    best.mkdir()
+    (best / "t00003.toml").write_text("# ours\n")
+    _only_ours(best)  # only the lab's own files: fine
+    (best / "notes.txt").write_text("mine")
+    with pytest.raises(LabError, match="notes.txt"):
+        _only_ours(best)
+    assert (best / "notes.txt").read_text() == "mine"
+    link = tmp_path / "best_link"
+    link.symlink_to(best, target_is_directory=True)
+    with pytest.raises(LabError, match="not the folder"):
+        _only_ours(link)
