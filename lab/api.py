@@ -101,8 +101,12 @@ def load_scenario(scenario: "str | PathLike | Scenario", overrides: Overrides = 
     if isinstance(scenario, scn.Scenario):
         if not overrides:
             return scenario
-        return scn.from_dict(scn.apply_overrides(scenario.to_dict(), _plain(overrides), API_OVERRIDE),
-                             where=scenario.name)
+        items = scn.override_items(_plain(overrides), API_OVERRIDE)
+        data = scn.apply_overrides(scenario.to_dict(), dict(items), API_OVERRIDE)
+        try:
+            return scn.from_dict(data, where=scenario.name)
+        except LabError as exc:  # a bad value an override set is the override's, as with a file
+            raise scn.blame(exc, scenario.name, (k for k, _ in items), API_OVERRIDE) from None
     return scn.load(str(scenario), _plain(overrides), API_OVERRIDE)
 
 

@@ -46,6 +46,10 @@ def test_overrides_as_dict_or_strings_and_on_a_loaded_scenario():
     assert a.friction.mu_n == 0.5 and a.robot.n_modules == 8
     with pytest.raises(LabError, match="friction.mu_n"):
         lab.load_scenario("snake_passive_creeping", {"friction.mu_n": -1})
+    # on a loaded scenario too, the bad value is the override's, not the scenario's
+    with pytest.raises(LabError) as bad:
+        lab.load_scenario(a, {"friction.mu_n": -1})
+    assert str(bad.value).startswith("overrides['friction.mu_n']: ")
     assert "snake_passive_creeping" in lab.scenarios()
 
 
