@@ -67,6 +67,10 @@ class ModelInfo:
     # where the World reads every link from the engine (a joint outside the compiled pass).
     tree: np.ndarray | None = None
     frames: np.ndarray | None = None
+    # The engine's base is static (lab.trials.welded_tail: World.fix_base): the velocity-level friction
+    # law then solves in the joint coordinates alone (a free base would give the welded chain a mobility
+    # it does not have)
+    fixed_base: bool = False
 
     @property
     def n_links(self) -> int:

@@ -209,7 +209,14 @@ class VelocityCoulomb(Validated):
 
     The force is not a function of the velocity alone: it is the step's impulse over dt, so the ledger's
     trapezoidal work F·(v + v₊) dt/2 is the work it did over the step (for a lone body exactly the
-    kinetic energy it removed). Where the model has no tree (a joint outside the World's compiled
+    kinetic energy it removed).
+
+    ``slip_tol`` = v_s > 0 takes :class:`AnisotropicCoulomb`'s regularised law instead, implicitly: each
+    component λ = −μ N dt tanh(w/v_s) at the step's end slip w = v_free + A λ (backward Euler on the
+    friction, with the same articulated coupling), solved by nonlinear Gauss–Seidel (each component's
+    monotone scalar equation by safeguarded Newton; exact coordinate descent on the strictly convex
+    ½λᵀAλ + bᵀλ + Σ v_s ∫ atanh(λ/c)). Stable at any dt; as dt → 0 it is the explicit law's. Wang 2011's
+    unified scenarios use it: their model integrates the same tanh law. Where the model has no tree (a joint outside the World's compiled
     kinematics) each link's own mass stands in for A (a diagonal, weaker coupling: exact for a lone body)."""
 
     mu_t: float = num(0.03, ge=0, le=5, doc="tangential Coulomb coefficient (both ways unless set below)")
@@ -220,6 +227,10 @@ class VelocityCoulomb(Validated):
         "weight", doc="'weight': the weight's component normal to the ground, m g on flat ground (the paper); "
                       "'contact': the engine's contact normal force")
     head_exempt: bool = info(True, doc="no friction on the head module (the paper's head has no wheel)")
+    slip_tol: float = num(0.0, ge=0, le=1, unit="m/s",
+                          doc="0: the hard law (sgn, with stiction). > 0: the regularised law tanh(v/v_s) of "
+                              "'coulomb', taken implicitly at the step's end slip (backward Euler with the "
+                              "articulated mass): stable at any dt, for a model comparison that needs the tanh")
     iterations: int = num(2000, ge=1, le=100000, doc="projected Gauss–Seidel sweeps at most per step")
     tolerance: float = num(1e-12, gt=0, le=1e-3, unit="m/s",
                            doc="stop the sweeps when no slip velocity moves by more than this in a sweep")
@@ -246,7 +257,8 @@ class VelocityCoulomb(Validated):
             tree, frames = _NO_TREE
         return coulomb_velocity(state.p_W, state.R_WB, state.v_W, load, model.mass, model.I_diag, tree, frames,
                                 g_W, tau, float(self.mu_fwd), float(self.mu_bwd), float(self.mu_n),
-                                bool(self.head_exempt), float(model.dt), int(self.iterations), float(self.tolerance))
+                                bool(self.head_exempt), float(model.dt), int(self.iterations), float(self.tolerance),
+                                bool(getattr(model, "fixed_base", False)), float(self.slip_tol))
 
 
 _NO_TAU = np.zeros(0)
@@ -342,14 +354,17 @@ def articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag):
 
 @compiled
 def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau, mu_fwd, mu_bwd, mu_n, head_exempt,
-                     dt, iterations, tolerance):
+                     dt, iterations, tolerance, fixed_base=False, slip_tol=0.0):
     """:class:`VelocityCoulomb`'s forces F_W (N, 3). Per contacting link i (load > 0; the head out when
     ``head_exempt``), t_i the link's x axis projected on the ground plane, n_i = ẑ × t_i, as
     :func:`coulomb`. Builds G (2c, n): rows t_iᵀ Jv_i, n_iᵀ Jv_i; A = G M⁻¹ Gᵀ by a Cholesky factor of M
     (each link's 1/m_i where ``tree`` is empty); v_free = G u-space prediction: the slip of v_W + dt g_W
     plus dt G M⁻¹ [0; τ]; then projected Gauss–Seidel on the box problem of :class:`VelocityCoulomb`
     until no slip velocity w = v_free + A λ moves by more than ``tolerance`` in a sweep (or
-    ``iterations`` sweeps). Returns F_W = (λ_t t_i + λ_n n_i)/dt."""
+    ``iterations`` sweeps). Returns F_W = (λ_t t_i + λ_n n_i)/dt. ``fixed_base``: the engine's base is
+    static (:class:`lab.trials.welded_tail.WeldedTail`), so u = q̇ alone and M is the joint block
+    M[6:, 6:] (the base's own contact then has no mobility and gets no impulse). ``slip_tol`` > 0: each
+    component's update solves λ = −c tanh(w/v_s) instead of the clamp (:func:`_tanh_component`)."""
     n = v_W.shape[0]
     F_W = np.zeros((n, 3))
     last = n - 1 if head_exempt else n
@@ -381,6 +396,9 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
     if tree.shape[0] == n and n > 0:
         Jv, Jw = articulated_jacobians(p_W, R_WB, tree, frames)
         M = articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag)
+        off = 6 if fixed_base else 0  # a static base: the joint coordinates alone
+        if fixed_base:
+            M = M[6:, 6:].copy()
         nd = M.shape[0]
         L = np.linalg.cholesky(M)
         G = np.zeros((nd, r))  # Gᵀ
@@ -388,8 +406,8 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
             i = idx[k]
             co, si = T[k, 0], T[k, 1]
             for d in range(nd):
-                G[d, 2 * k] = co * Jv[i, 0, d] + si * Jv[i, 1, d]
-                G[d, 2 * k + 1] = co * Jv[i, 1, d] - si * Jv[i, 0, d]
+                G[d, 2 * k] = co * Jv[i, 0, off + d] + si * Jv[i, 1, off + d]
+                G[d, 2 * k + 1] = co * Jv[i, 1, off + d] - si * Jv[i, 0, off + d]
         Y = _forward_solve(L, G)  # L⁻¹ Gᵀ: A = Yᵀ Y
         for p in range(r):
             for q in range(p, r):
@@ -401,7 +419,7 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
         if tau.shape[0] > 0:  # the joint torques' share of the free slip: dt G M⁻¹ [0; τ]
             Q = np.zeros((nd, 1))
             for j in range(tau.shape[0]):
-                Q[6 + j, 0] = tau[j]
+                Q[6 - off + j, 0] = tau[j]
             z = _forward_solve(L, Q)
             for p in range(r):
                 s = 0.0
@@ -426,8 +444,11 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
         for p in range(r):
             if A[p, p] <= 0.0:
                 continue
-            new = lam[p] - SOR * w[p] / A[p, p]
-            new = min(max(new, lo[p]), hi[p])
+            if slip_tol > 0.0:  # the regularised law, implicit: an exact coordinate minimisation
+                new = _tanh_component(lam[p], w[p] - A[p, p] * lam[p], A[p, p], lo[p], hi[p], slip_tol)
+            else:
+                new = lam[p] - SOR * w[p] / A[p, p]
+                new = min(max(new, lo[p]), hi[p])
             d = new - lam[p]
             if d != 0.0:
                 lam[p] = new
@@ -445,6 +466,37 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
         F_W[i, 0] = ft * co - fn * si
         F_W[i, 1] = ft * si + fn * co
     return F_W
+
+
+@compiled
+def _tanh_component(x0, r, a, lo, hi, v_s):
+    """The root λ ∈ [lo, hi] of g(λ) = λ + C tanh(w/v_s), w = r + a λ, C = −lo (w ≥ 0, the bound the
+    slip pushes against) or hi (w < 0): one component of the implicit regularised law
+    (:class:`VelocityCoulomb` with ``slip_tol`` > 0). g increases with λ, g(lo) ≤ 0 ≤ g(hi): Newton from
+    ``x0``, kept inside the shrinking bracket by bisection."""
+    if hi - lo <= 0.0:
+        return 0.0
+    a_, b_ = lo, hi
+    x = min(max(x0, lo), hi)
+    scale = hi - lo
+    for _ in range(200):
+        w = r + a * x
+        C = -lo if w >= 0.0 else hi
+        th = math.tanh(w / v_s)
+        g = x + C * th
+        if g == 0.0:
+            return x
+        if g > 0.0:
+            b_ = x
+        else:
+            a_ = x
+        xn = x - g / (1.0 + C * a * (1.0 - th * th) / v_s)
+        if not (a_ < xn < b_):
+            xn = 0.5 * (a_ + b_)
+        if abs(xn - x) <= 1e-15 * scale or b_ - a_ <= 1e-15 * scale:
+            return xn
+        x = xn
+    return x
 
 
 @compiled

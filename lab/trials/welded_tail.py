@@ -16,7 +16,7 @@ static. The tail's own friction force then acts on a body that cannot move and d
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from lab.core.fields import choice
@@ -38,6 +38,9 @@ class WeldedTail(Trial):
     def setup(self, sim) -> None:
         if self.method == "fixed_base":
             sim.world.fix_base()
+            # the lab's record says so too: the laws that build the articulated mass matrix
+            # (lab.forces.friction.VelocityCoulomb) must not give the static base a mobility
+            sim.world.model = replace(sim.world.model, fixed_base=True)
         else:
             sim.world.weld_base_constraint()
 
