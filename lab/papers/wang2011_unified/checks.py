@@ -52,9 +52,14 @@ def _common(c, sc, case: str, figs: dict) -> None:
             model_paper[j], f"the model's own run, Table D1 (I = {p_pap.I:g} kg·m²), mean |τ| over two periods "
                             f"(2001 samples); engine module's I: {model_eng[j]:.4g}; engine applied: "
                             f"{c.mean_engine[j]:.4g} N·m")
-    figs["slip_speed_mps"] = info(
-        sc.friction.slip_tol, f"v_s of tanh(v/v_s) in engine and model alike; dt = {sc.sim.dt * 1e3:g} ms = "
-                              f"v_s/(μ_n g) rounded down, half the explicit friction's bound 2 v_s/(μ_n g)")
+    if study.friction_implicit(sc):
+        law = (f"dt = {sc.sim.dt * 1e3:g} ms: the engine takes the law implicitly at the step's end slip "
+               f"(coulomb_velocity, slip_tol = v_s), stable at any step; the explicit law's bound would be "
+               f"{2e3 * sc.friction.slip_tol / (sc.friction.mu_n * sc.sim.gravity):.2g} ms")
+    else:
+        law = (f"dt = {sc.sim.dt * 1e3:g} ms = v_s/(μ_n g) rounded down, half the explicit friction's bound "
+               f"2 v_s/(μ_n g)")
+    figs["slip_speed_mps"] = info(sc.friction.slip_tol, f"v_s of tanh(v/v_s) in engine and model alike; {law}")
     figs["tracking_err_max_rad"] = info(
         float(c.tracking_err_max.max()), f"max |q − q_ref| per joint {_fmt(c.tracking_err_max)} rad (kp = "
                                          f"{sc.controller.kp:g}, kd = {sc.controller.kd:g}); the comparison is at "
@@ -172,7 +177,10 @@ def unified_locomotion(overrides) -> dict[str, Figure]:
     figs["sanity.at_state_inverse_dynamics_rel"] = Figure.at_most(
         float(c.rel_err.max()), tol_t, f"sanity row, an identity of one trajectory (not the paper's comparison): "
                                        f"eq. 22 along the engine's own trajectory and step accelerations vs the "
-                                       f"torques it applied, max over τ4..τ7 of {_fmt(c.rel_err)}; {len(run.t)} "
+                                       f"torques it applied"
+                                       + (" (with the friction the engine applied: its law is taken at the step's "
+                                          "end slip, no function of the snapshot)" if study.friction_implicit(sc)
+                                          else "") + f", max over τ4..τ7 of {_fmt(c.rel_err)}; {len(run.t)} "
                                        f"samples, engine {run.wall_s:.1f} s wall")
     d = c.distance
     de, dm, dp = d["engine"][0], d["model"][0], d["model_paper"][0]

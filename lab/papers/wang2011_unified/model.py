@@ -375,14 +375,22 @@ def gravity_forces(p: Wang2011Params, x: np.ndarray, g_W=None, kin: Kinematics |
     return np.einsum("iaj,ia->j", kin.dbdx, G)
 
 
-def generalized_forces(p: Wang2011Params, x: np.ndarray, xd: np.ndarray, xdd: np.ndarray) -> np.ndarray:
+def generalized_forces(p: Wang2011Params, x: np.ndarray, xd: np.ndarray, xdd: np.ndarray,
+                       F_xy: np.ndarray | None = None) -> np.ndarray:
     """Left side of eq. 22: M ẍ + Σ Γ ẋ ẋ − fY, (n,). Rows 4–n are the joint torques (eq. 24);
     rows 1–3 are the force/torque the virtual joints would have to supply — zero on a trajectory
-    of the free snake (eq. 23), the weld's reaction with the tail fixed."""
+    of the free snake (eq. 23), the weld's reaction with the tail fixed. ``F_xy`` (n − 2, 2): given
+    ground forces at the real modules' COMs (tail first), pulled back by eq. 20 in place of the law's."""
     kin = kinematics(p, x)
     M = metric(p, x, kin)
     Gam = christoffel(p, x, kin)
-    return M @ xdd + bias(p, x, xd, Gam) - generalized_friction(p, x, xd, kin)
+    if F_xy is None:
+        fY = generalized_friction(p, x, xd, kin)
+    else:
+        F = np.zeros((p.n, 3))
+        F[2:, :2] = F_xy
+        fY = np.einsum("iaj,ia->j", kin.dbdx, F)
+    return M @ xdd + bias(p, x, xd, Gam) - fY
 
 
 def kinetic_energy(p: Wang2011Params, x: np.ndarray, xd: np.ndarray) -> float:
@@ -515,25 +523,29 @@ class Locomotion:
 # torques along a given trajectory, and manipulation (§4.2)
 
 
-def joint_torques_along(p: Wang2011Params, x, xd, xdd) -> tuple[np.ndarray, np.ndarray]:
+def joint_torques_along(p: Wang2011Params, x, xd, xdd, F_xy=None) -> tuple[np.ndarray, np.ndarray]:
     """Eq. 22 on a given trajectory (paper coordinates, arrays (T, n) or (n,)): returns
     (τ⁴ … τⁿ (T, n − 3), residual of rows 1–3 (T, 3)). For a free snake the residual is what the
-    external dynamics (eq. 23) leaves unbalanced: zero if the trajectory obeys the model."""
+    external dynamics (eq. 23) leaves unbalanced: zero if the trajectory obeys the model.
+    ``F_xy`` (T, n − 2, 2): given ground forces in place of the friction law (:func:`generalized_forces`)."""
     x, xd, xdd = (np.atleast_2d(np.asarray(a, dtype=float)) for a in (x, xd, xdd))
-    Q = np.array([generalized_forces(p, a, b, c) for a, b, c in zip(x, xd, xdd)])
+    Fs = [None] * len(x) if F_xy is None else np.asarray(F_xy, dtype=float).reshape(len(x), -1, 2)
+    Q = np.array([generalized_forces(p, a, b, c, f) for a, b, c, f in zip(x, xd, xdd, Fs)])
     return Q[:, 3:], Q[:, :3]
 
 
-def joint_torques_along_lab(p: Wang2011Params, p0_W, yaw0, v0_W, yawd0, a0_W, yawdd0, q, qd, qdd):
+def joint_torques_along_lab(p: Wang2011Params, p0_W, yaw0, v0_W, yawd0, a0_W, yawdd0, q, qd, qdd, F_xy=None):
     """:func:`joint_torques_along` from the lab's snapshot quantities: link 0's COM position, velocity,
     acceleration (T, ≥2) and yaw, yaw rate, yaw acceleration (T,), the joint angles, rates,
     accelerations (T, n − 3), lab order and sign (= the paper's x⁴ … xⁿ). Returns lab joint torques
-    (T, n − 3) and the residual (T, 3) of eq. 23 (N, N, N·m about the tail end point)."""
+    (T, n − 3) and the residual (T, 3) of eq. 23 (N, N, N·m about the tail end point). ``F_xy`` (T, n − 2, 2):
+    the ground forces the engine applied at the links' COMs, in place of the model's law (for a law that is
+    not a function of the state, e.g. taken implicitly at the step's end slip)."""
     xb, xdb, xddb = paper_base_from_lab(p.L, p0_W, yaw0, v0_W, yawd0, a0_W, yawdd0)
     x = np.concatenate([np.atleast_2d(xb), np.atleast_2d(q)], 1)
     xd = np.concatenate([np.atleast_2d(xdb), np.atleast_2d(qd)], 1)
     xdd = np.concatenate([np.atleast_2d(xddb), np.atleast_2d(qdd)], 1)
-    return joint_torques_along(p, x, xd, xdd)
+    return joint_torques_along(p, x, xd, xdd, F_xy)
 
 
 def manipulation_torques(p: Wang2011Params, q, qd, qdd, weld=(0.0, 0.0, 0.0)) -> np.ndarray:

@@ -98,7 +98,8 @@ class EngineRun:
     """Samples of an engine run. Row k holds the snapshot s_k at t[k], the torque ``tau[k]`` the
     controller computed from it (applied over [t_k, t_k + dt]) and the step's accelerations
     (s_{k+1} − s_k)/dt of link 0's COM (``a0_W``), link 0's yaw (``yawdd0``) and the joints (``qdd``).
-    ``xy``: every link's COM; ``tail_end_W``: the paper's (x¹, x²)."""
+    ``xy``: every link's COM; ``tail_end_W``: the paper's (x¹, x²); ``F_xy``: the friction force applied
+    over the step at each link's COM (the law's output)."""
 
     case: str
     t: np.ndarray
@@ -114,6 +115,7 @@ class EngineRun:
     qdd: np.ndarray
     dt: float
     L: float
+    F_xy: np.ndarray | None = None  # (K, N, 2): the friction force the step applied at each link's COM
     wall_s: float = 0.0
     status: str = "ok"
     error: str = ""
@@ -157,7 +159,7 @@ class _Sampler(Observer):
         N, J, K = w.n_links, w.n_joints, self.K
         self.buf = {k: np.zeros(s) for k, s in dict(t=(K,), xy=(K, N, 2), yaw=(K, N), v0_W=(K, 3), yawd0=(K,),
                                                       q=(K, J), qd=(K, J), tau=(K, J), a0_W=(K, 3), yawdd0=(K,),
-                                                      qdd=(K, J)).items()}
+                                                      qdd=(K, J), F_xy=(K, N, 2)).items()}
 
     def on_step(self, k, pre, tau, parts, new):
         self.state = new
@@ -174,6 +176,9 @@ class _Sampler(Observer):
             buf["a0_W"][r] = (new.v_W[0] - pre.v_W[0]) / dt
             buf["yawdd0"][r] = (new.w_W[0, 2] - pre.w_W[0, 2]) / dt
             buf["qdd"][r] = (new.qd - pre.qd) / dt
+            F = parts.get("friction") if parts else None  # the ground force the step applied, (N, 3) at the COMs
+            if F is not None and np.ndim(F) == 2:
+                buf["F_xy"][r] = np.asarray(F)[:, :2]
             self.r += 1
         return None
 
@@ -207,15 +212,27 @@ def engine_run(sc, case: str, every: int | None = None, on_gait: bool = True) ->
 # ---------------------------------------------------------------------------------------- the model
 
 
-def torques_along(p: Wang2011Params, run: EngineRun, welded: bool) -> tuple[np.ndarray, np.ndarray]:
+def friction_implicit(sc) -> bool:
+    """True when the scenario's engine takes the tanh law implicitly, at the step's end slip
+    (``coulomb_velocity`` with slip_tol > 0): its force is then not the law at the snapshot."""
+    return sc.friction.explicit is False and float(getattr(sc.friction, "slip_tol", 0.0)) > 0.0
+
+
+def torques_along(p: Wang2011Params, run: EngineRun, welded: bool,
+                  applied_friction: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The model's joint torques at the engine's own states and step accelerations: eq. 27 with the
     tail welded where the engine's is (``welded``), eq. 22 otherwise. Returns (τ (K, J), the residual of
-    eq. 23 (K, 3): zero if the engine's base obeys the model's external dynamics; zeros when welded)."""
+    eq. 23 (K, 3): zero if the engine's base obeys the model's external dynamics; zeros when welded).
+    ``applied_friction`` (free base): the ground forces the engine applied (``run.F_xy``) are pulled back
+    in place of the model's law at the snapshot — for an engine law taken at the step's end slip
+    (:func:`friction_implicit`), whose force no function of the snapshot gives."""
     if welded:
         xb, _, _ = paper_base_from_lab(p.L, run.xy[0, 0], run.yaw[0, 0])
+        if applied_friction:
+            raise ValueError("the welded comparison evaluates the model's law at the snapshot (explicit friction)")
         return manipulation_torques(p, run.q, run.qd, run.qdd, weld=tuple(xb)), np.zeros((len(run.t), 3))
     return joint_torques_along_lab(p, run.xy[:, 0], run.yaw[:, 0], run.v0_W, run.yawd0, run.a0_W, run.yawdd0,
-                                   run.q, run.qd, run.qdd)
+                                   run.q, run.qd, run.qdd, F_xy=run.F_xy if applied_friction else None)
 
 
 def mean_rel_error(tau_model: np.ndarray, tau_engine: np.ndarray) -> np.ndarray:
@@ -347,7 +364,7 @@ def compare(sc, run: EngineRun, ne_plant: bool = True) -> Comparison:
     w0 = time.perf_counter()
     welded = run.case == "manipulation"
     pe, pp = model_params(sc, "engine"), model_params(sc, "paper")
-    tau_along, resid = torques_along(pe, run, welded)
+    tau_along, resid = torques_along(pe, run, welded, friction_implicit(sc))
     t = run.t
     a, b = _window(pe, t)
     if welded:
@@ -466,7 +483,7 @@ def slip_point(case: str, v_s: float, duration: float, overrides=None) -> SlipPo
                                            slip_overrides(v_s, duration, sc.friction.mu_n, sc.sim.gravity).items())])
     run = engine_run(sc, case)
     p = model_params(sc, "engine")
-    tau_along, _ = torques_along(p, run, case == "manipulation")
+    tau_along, _ = torques_along(p, run, case == "manipulation", friction_implicit(sc))
     t = run.t
     tau_m = model_manipulation(p, sc, t)[3] if case == "manipulation" else model_locomotion(p, sc, t).tau
     return SlipPoint(case=case, v_s=v_s, dt=sc.sim.dt, duration=duration,
@@ -508,7 +525,7 @@ def run_parallel(tasks: list[tuple], workers: int = 1) -> list:
 
 
 __all__ = ["SCENARIOS", "Comparison", "EngineRun", "SlipPoint", "case_comparison", "compare", "engine_run", "gait_of",
-           "newton_euler_comparison", "runs_error",
+           "friction_implicit", "newton_euler_comparison", "runs_error",
            "inverse_dynamics_counterpart", "load", "mean_abs_torque", "mean_rel_error", "model_locomotion",
            "model_manipulation", "model_mean_two_periods", "model_params", "model_slip_case", "paper_gait_matches",
            "run_parallel", "slip_dt", "slip_overrides", "slip_point", "slip_point_of", "start_on_gait", "torques_along",
