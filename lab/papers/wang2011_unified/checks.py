@@ -182,6 +182,12 @@ def unified_locomotion(overrides) -> dict[str, Figure]:
                                           "end slip, no function of the snapshot)" if study.friction_implicit(sc)
                                           else "") + f", max over τ4..τ7 of {_fmt(c.rel_err)}; {len(run.t)} "
                                        f"samples, engine {run.wall_s:.1f} s wall")
+    if study.friction_implicit(sc):
+        figs["sanity.applied_friction_vs_law_rel"] = Figure.at_most(
+            c.friction_law_rel, tol("unified.friction_law_rel"),
+            "sanity row: the friction the engine applied vs the model's tanh law at the step's end velocities "
+            "(u + dt·a, the step's start pose: backward Euler), max over samples, links and both components, "
+            "relative to μ_n m g")
     d = c.distance
     de, dm, dp = d["engine"][0], d["model"][0], d["model_paper"][0]
     dev = float(np.linalg.norm(c.track_engine - c.track_model, axis=1).max())

@@ -235,6 +235,25 @@ def torques_along(p: Wang2011Params, run: EngineRun, welded: bool,
                                    run.q, run.qd, run.qdd, F_xy=run.F_xy if applied_friction else None)
 
 
+def friction_law_residual(p: Wang2011Params, run: EngineRun) -> float:
+    """For an engine law taken at the step's end slip (:func:`friction_implicit`): max over the samples,
+    links and components of |F_applied − F_law| / (μ_n m g), F_law the model's tanh law (eq. 4, regularised)
+    at the step's end velocities u + dt·a and the step's start pose — what backward Euler on the friction
+    applies. Not zero: the engine predicts the end slip without the velocity-product (Coriolis) terms."""
+    from lab.papers.wang2011_unified.model import friction_forces_W
+
+    dt = run.dt
+    xb, xdb1, _ = paper_base_from_lab(p.L, run.xy[:, 0], run.yaw[:, 0], run.v0_W + dt * run.a0_W,
+                                      run.yawd0 + dt * run.yawdd0)
+    x = np.concatenate([xb, run.q], 1)
+    xd1 = np.concatenate([xdb1, run.qd + dt * run.qdd], 1)
+    worst = 0.0
+    for k in range(len(run.t)):
+        F = friction_forces_W(p, kinematics(p, x[k]), xd1[k])[2:, :2]
+        worst = max(worst, float(np.abs(F - run.F_xy[k]).max()))
+    return worst / (p.mu_n * p.m * p.g)
+
+
 def mean_rel_error(tau_model: np.ndarray, tau_engine: np.ndarray) -> np.ndarray:
     """Per joint Σ_k |τ_model − τ_engine| / Σ_k |τ_engine|: the mean error relative to the mean torque
     (a pointwise ratio would blow up where the torque crosses zero)."""
@@ -319,6 +338,7 @@ class Comparison:
     ne_rel_paper: np.ndarray | None = None  # Table D1's I
     ne_plant_track_max_m: float = float("nan")  # locomotion: max |tail(t)| distance, unified vs NE plant
     ne_plant_torque_nrmse: np.ndarray | None = None  # locomotion: NE plant's torques vs the unified run's
+    friction_law_rel: float = float("nan")  # implicit engine law: applied friction vs the law at the end slip
 
     def runs_error(self, t0: float = 0.0, t1: float = math.inf) -> tuple[np.ndarray, np.ndarray]:
         """Engine vs model as two *separately simulated runs* (the engine's applied torques against the
@@ -378,6 +398,8 @@ def compare(sc, run: EngineRun, ne_plant: bool = True) -> Comparison:
         track_e = run.tail_end_W
     q_ref = gait_of(sc.controller)(run.q.shape[1])(t)[0]
     extra = {}
+    if friction_implicit(sc):
+        extra["friction_law_rel"] = friction_law_residual(pe, run)
     if welded:
         extra["ne_rel"] = newton_euler_comparison(pe, sc, "manipulation", t, tau_m)
         extra["ne_rel_paper"] = newton_euler_comparison(pp, sc, "manipulation", t, tau_mp)
@@ -525,7 +547,7 @@ def run_parallel(tasks: list[tuple], workers: int = 1) -> list:
 
 
 __all__ = ["SCENARIOS", "Comparison", "EngineRun", "SlipPoint", "case_comparison", "compare", "engine_run", "gait_of",
-           "friction_implicit", "newton_euler_comparison", "runs_error",
+           "friction_implicit", "friction_law_residual", "newton_euler_comparison", "runs_error",
            "inverse_dynamics_counterpart", "load", "mean_abs_torque", "mean_rel_error", "model_locomotion",
            "model_manipulation", "model_mean_two_periods", "model_params", "model_slip_case", "paper_gait_matches",
            "run_parallel", "slip_dt", "slip_overrides", "slip_point", "slip_point_of", "start_on_gait", "torques_along",

@@ -44,6 +44,11 @@ TOL = {
               "for the ground contacts' out-of-plane jitter, which grows with the step: measured ≤ 9.0e-4 at "
               "dt = 1 ms, 3.0e-5 at 0.5 ms, 5.8e-6 at 0.25 ms over three periods (4.0e-6 at 0.2 ms with the "
               "explicit law); 2.2× margin"),
+    "unified.friction_law_rel": Tol(
+        1e-2, "the engine's implicit tanh law (1 ms) against the law at the step's end velocities: the engine "
+              "predicts the end slip without the velocity-product terms, measured max 7.1e-3 of μ_n m g over "
+              "three periods (deterministic: same scenario, same seed); 1.4× margin (inertias from the collision "
+              "shapes give 1.15e-2)"),
     "unified.tail_distance_rel": Tol(
         5e-4, "tail end point's displacement after three periods, engine vs model runs: measured 1.40e-4 at "
               "1 ms, 6.4e-5 at 0.5 ms, 3.1e-5 at 0.25 ms (the engine step's first-order error; 2.0e-5 at 0.2 ms "
