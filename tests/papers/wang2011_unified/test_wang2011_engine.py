@@ -60,7 +60,13 @@ def test_scenarios_are_table_d1(case):
     assert study.paper_gait_matches(sc) and not sc.friction.head_exempt
     assert study.model_params(sc).I == pytest.approx(2.737e-4, rel=1e-3)  # the engine's module
     v_s = sc.friction.slip_tol
-    assert sc.sim.dt == study.slip_dt(v_s, p.mu_n, p.g) < 2 * v_s / (p.mu_n * p.g)
+    if study.friction_implicit(sc):
+        # the tanh law taken implicitly (coulomb_velocity, slip_tol = v_s: stable at any step), so the step is
+        # beyond the explicit law's bound 2 v_s/(μ_n g) — issue 34's 1 ms, converged (docs/benchmarks.md)
+        assert sc.friction.explicit is False and sc.sim.dt > 2 * v_s / (p.mu_n * p.g)
+        assert sc.controller.servo != "explicit"  # the explicit PD would be unstable beyond 0.26 ms
+    else:
+        assert sc.sim.dt == study.slip_dt(v_s, p.mu_n, p.g) < 2 * v_s / (p.mu_n * p.g)
     assert sc.sim.duration == pytest.approx(3 * p.period)  # the paper's Fig 5 windows (t = 13–14 s) exist
     assert sc.init.position == (p.L / 2, 0.0)  # the tail end point at the origin
     if case == "manipulation":
@@ -118,8 +124,11 @@ def test_locomotion_torques_along_the_engine_trajectory_and_the_tail_track():
     sc = short("locomotion", 0.4)
     run = study.engine_run(sc, "locomotion")
     c = study.compare(sc, run)
-    assert c.rel_err.max() < 1e-4  # exact but for the contacts' out-of-plane jitter
-    assert np.abs(c.residual).max() < 1e-4  # eq. 23: the base obeys the model's external dynamics
+    # Exact but for the contacts' out-of-plane jitter, which grows with the step. Re-derived at the scenario's
+    # 1 ms (issue 34; it was 1e-4 at 0.2 ms): measured 1.8e-3 (τ7, the smallest torque) and eq. 23's residual
+    # 5.5e-4 N over these 0.4 s (4.5e-4 and 2.7e-5 at 0.5 ms); 2.2× margins.
+    assert c.rel_err.max() < 4e-3
+    assert np.abs(c.residual).max() < 1.2e-3  # eq. 23: the base obeys the model's external dynamics
     dev = np.linalg.norm(c.track_engine - c.track_model, axis=1).max()
     assert dev < 2e-4 and c.distance["engine"][0] > 0.005  # it crawls, on the model's track within 0.2 mm
 
