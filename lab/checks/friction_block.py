@@ -102,7 +102,8 @@ def friction_block(overrides) -> dict[str, Figure]:
 
     law = replace(sc.friction, head_exempt=False)  # the lone module is its own head: keep its friction
     g, v0, h = sc.sim.gravity, 0.5, sc.sim.dt
-    hard = not hasattr(law, "slip_tol")  # the velocity-level law (no regularisation)
+    # the velocity-level hard law (no regularisation; coulomb_velocity with slip_tol > 0 takes the tanh)
+    hard = float(getattr(law, "slip_tol", 0.0)) <= 0.0
     figs = {}
     # the hard law slides a slab of one module's mass (block_urdf: the lone module's own box rocks on the
     # engine's contact from 5 ms on, with or without friction); the regularised law the module itself

@@ -69,7 +69,7 @@ def test_patches_are_restored():
 
 def test_friction_mutants_replace_both_coulomb_laws():
     """The friction faults mutate the regularised and the velocity-level law alike (the flagship runs the
-    latter, the unified scenarios the former), and both come back."""
+    latter and so does the unified locomotion scenario, the welded one the former), and both come back."""
     before = {k: FRICTION[k] for k in ("coulomb", "coulomb_velocity")}
     for name in ("friction_axes_swapped", "friction_one_link_sign"):
         with FAULTS[name].patch():
