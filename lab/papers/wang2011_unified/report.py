@@ -401,6 +401,15 @@ def report_section(ctx) -> SectionResult:
     rows_id = np.arange(0, len(manip.run.t), 50)
     sc_m = study.load("manipulation", ov)
     loco_kp, loco_kd = sc_m.controller.kp, sc_m.controller.kd
+    sc_l = study.load("locomotion", ov)
+    loco_implicit = study.friction_implicit(sc_l)
+    servo_l = (f" The locomotion scenario runs at dt = {sc_l.sim.dt * 1e3:g} ms with its servo taken implicitly "
+               f"(`{sc_l.controller.servo}`: the PD at the predicted next state with the engine's mass matrix, stable "
+               f"at any step; k_p = {sc_l.controller.kp:g}, k_d = {sc_l.controller.kd:g}: ζ 0.7 on the heavy mode) and "
+               "the same tanh law taken implicitly at the step's end slip (`coulomb_velocity` with slip_tol = v_s); "
+               "its sanity row then pulls back the friction the engine applied (that law is no function of the "
+               "snapshot), and a further row holds that force against the model's law at the step's end velocities."
+               if sc_l.controller.servo != "explicit" else "")
     id_err = float(study.mean_rel_error(study.inverse_dynamics_counterpart(sc_m, manip.run, rows_id),
                                         manip.run.tau[rows_id]).max())
     body = [
@@ -432,7 +441,7 @@ def report_section(ctx) -> SectionResult:
         "(μ = 9.3e-5 kg·m² free), so k_d ≤ 0.83; k_d = 0.5 damps the light modes (ζ ≈ 0.8) but the heavy one — the "
         "welded chain swinging on its tail joint, μ = 0.100 kg·m², ω = 100 rad/s — only at ζ = 0.025: it rings for "
         "about a second after the start and after each friction reversal, which is most of the manipulation runs' "
-        "error (their Fig 5 window, between reversals, agrees to 0.05 %). (3) *A sanity row*: eq. 22 / 27 evaluated "
+        "error (their Fig 5 window, between reversals, agrees to 0.05 %)." + servo_l + " (3) *A sanity row*: eq. 22 / 27 evaluated "
         "at the snapshot each applied torque was computed from, with the acceleration of the step it drove. Bullet's "
         "semi-implicit step makes that torque exactly the inverse dynamics of that state and acceleration, so this is "
         "an identity of one trajectory — it shows the engine and the model compute the same mechanics, not that two "
@@ -455,10 +464,15 @@ def report_section(ctx) -> SectionResult:
            if ratio is not None else "")
         + f" while the welded snake's modules slide at centimetres per second and its torques move by at most "
         f"{manip_spread:.1%} over the whole range. "
-        f"The engine comparison uses v_s = {v0:g} m/s because the explicit friction force is stable only for "
-        f"dt < 2 v_s/(μ_n g): the engine runs at dt = v_s/(μ_n g) rounded down = {loco.run.dt * 1e3:g} ms (half the "
-        f"bound, where one module's linear zone is deadbeat), {loco.run.info['steps']} steps for the run; each "
-        "factor of ten in v_s costs ten times the steps, and the engine's floor, 1e-5 m/s (dt = "
+        + (f"The engine comparison uses v_s = {v0:g} m/s; locomotion takes the law implicitly (stable at any step) "
+           f"at dt = {loco.run.dt * 1e3:g} ms, {loco.run.info['steps']} steps for the run, where the explicit law "
+           f"would need dt < 2 v_s/(μ_n g) = {2e3 * v0 / (p.mu_n * p.g):.2g} ms and so ten times the steps per "
+           "factor of ten in v_s. The explicit law's scale: the engine's floor, 1e-5 m/s (dt = "
+           if loco_implicit else
+           f"The engine comparison uses v_s = {v0:g} m/s because the explicit friction force is stable only for "
+           f"dt < 2 v_s/(μ_n g): the engine runs at dt = v_s/(μ_n g) rounded down = {loco.run.dt * 1e3:g} ms (half "
+           f"the bound, where one module's linear zone is deadbeat), {loco.run.info['steps']} steps for the run; "
+           "each factor of ten in v_s costs ten times the steps, and the engine's floor, 1e-5 m/s (dt = ") +
         f"{study.slip_dt(1e-5, p.mu_n, p.g) * 1e6:g} µs), would take {n_floor / 1e6:.1f} M steps (≈ "
         f"{n_floor * step_s / 60:.0f} min at this run's {step_s * 1e6:.0f} µs a step)"
         + (f" and still falls {_fmt(100 * short, '{:.0f}')} % short of the hard-sign torques"
@@ -472,7 +486,8 @@ def report_section(ctx) -> SectionResult:
         slip_table(cases),
         "",
         f"**The engine at the slip speeds it can afford** (its module's I; the first {window:g} s, dt = v_s/(μ_n g) "
-        "rounded down; the model's own run from the same start on the same samples):",
+        "rounded down, the comparison runs at their own step; the model's own run from the same start on the same "
+        "samples):",
         "",
         engine_slip_table(points),
         "",
