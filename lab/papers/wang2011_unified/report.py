@@ -507,7 +507,8 @@ def report_section(ctx) -> SectionResult:
         Row("wall time: all of this section's runs (engine and model, in parallel)",
             f"{wall:.1f} s on {ctx.workers} worker(s)", "—", "info",
             f"engine locomotion {loco.run.wall_s:.1f} s, manipulation {manip.run.wall_s:.1f} s "
-            f"({loco.run.info['steps']} steps each); model comparisons {loco.model_wall_s:.1f} s / "
+            f"({loco.run.info['steps']} and {manip.run.info['steps']} steps); "
+            f"model comparisons {loco.model_wall_s:.1f} s / "
             f"{manip.model_wall_s:.1f} s"),
     ]
     return SectionResult(body="\n".join(body), figures=figs, table=table)
