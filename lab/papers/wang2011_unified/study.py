@@ -34,8 +34,8 @@ import numpy as np
 from lab.core import scenario as scn
 from lab.core.observers import Observer
 from lab.papers.wang2011_unified.params import Wang2011Params, paper_base_from_lab
-from lab.papers.wang2011_unified.model import (Locomotion, joint_torques_along_lab, kinematics, manipulation_torques,
-                    mean_abs_torque)
+from lab.papers.wang2011_unified.model import (Locomotion, joint_torques_along, joint_torques_along_lab, kinematics,
+                    manipulation_torques, mean_abs_torque)
 
 SCENARIOS = {"locomotion": "snake_unified_locomotion", "manipulation": "snake_unified_manipulation"}
 
@@ -228,8 +228,12 @@ def torques_along(p: Wang2011Params, run: EngineRun, welded: bool,
     (:func:`friction_implicit`), whose force no function of the snapshot gives."""
     if welded:
         xb, _, _ = paper_base_from_lab(p.L, run.xy[0, 0], run.yaw[0, 0])
-        if applied_friction:
-            raise ValueError("the welded comparison evaluates the model's law at the snapshot (explicit friction)")
+        if applied_friction:  # eq. 22's joint rows with the base at rest at the weld (= eq. 27), the applied forces
+            K = len(run.t)
+            z = np.zeros((K, 3))
+            tau, _ = joint_torques_along(p, np.hstack([np.tile(xb, (K, 1)), run.q]), np.hstack([z, run.qd]),
+                                         np.hstack([z, run.qdd]), run.F_xy)
+            return tau, z
         return manipulation_torques(p, run.q, run.qd, run.qdd, weld=tuple(xb)), np.zeros((len(run.t), 3))
     return joint_torques_along_lab(p, run.xy[:, 0], run.yaw[:, 0], run.v0_W, run.yawd0, run.a0_W, run.yawdd0,
                                    run.q, run.qd, run.qdd, F_xy=run.F_xy if applied_friction else None)
@@ -444,7 +448,11 @@ def inverse_dynamics_counterpart(sc, run: EngineRun, rows) -> np.ndarray:
             q, qd, qdd = run.q[r], run.qd[r], run.qdd[r]
             w.reset_state(q=q, qd=qd)
             state = w.read_state()
-            F_W = np.asarray(sc.friction(state, state.t))
+            if friction_implicit(sc):  # a law taken at the step's end slip: the force the run applied
+                F_W = np.zeros((w.n_links, 3))
+                F_W[:, :2] = run.F_xy[r]
+            else:
+                F_W = np.asarray(sc.friction(state, state.t))
             tau = w.inverse_dynamics(q, qd, qdd)
             for link in range(1, w.n_links):  # the fixed tail's force does no work on the joints
                 lin, _ = w.link_jacobian(link - 1, com[link - 1], q)
