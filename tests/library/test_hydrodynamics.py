@@ -232,15 +232,26 @@ def test_eel_checks_pass_on_a_short_run(tmp_path, capsys):
 
 
 def test_engine_controller_tracks_the_reference():
+    """φ = −q follows eq. 34 with the error dynamics of eq. 38: feedback linearisation makes the joint error
+    e = φ_ref − φ obey ë + K_d ė + K_p e = 0 from e(0) = φ_ref(0), ė(0) = φ̇_ref(0) (the eel starts straight
+    and at rest). Past the fast pole's start-up, the engine's error departs from that closed form only by
+    the step's first-order error (the engine is not the model the controller linearises)."""
     from lab.papers.zhang2018_eel.controllers import reference
     from lab.core.runner import run_scenario
 
     sc = scn.load("eel_forward_turn", ["sim.duration=4.0"])
     r = run_scenario(sc)
-    s = r.series
-    k = s["t"] > 3.0
-    ref = np.array([reference(sc.controller, t, 8)[0] for t in s["t"][k]])
-    assert np.abs(-s["q"][k] - ref).max() < 2e-3  # φ = −q follows eq. 34 (error dynamics of eq. 38)
+    s, p = r.series, sc.controller
+    t = s["t"]
+    k = t > 3.0
+    e = np.array([reference(p, tt, 8)[0] for tt in t]) + s["q"]  # φ_ref − φ, φ = −q
+    slow, fast = sorted(np.roots([1.0, p.kd, p.kp]).real, reverse=True)  # −2.04 and −97.96 s⁻¹
+    r0, rd0, _ = reference(p, 0.0, 8)
+    a_slow = (rd0 - fast * r0) / (slow - fast)
+    e38 = np.outer(np.exp(slow * t), a_slow) + np.outer(np.exp(fast * t), r0 - a_slow)
+    assert np.abs(e38[k]).max() > 1e-3  # eq. 38's remainder is not negligible at t > 3 s …
+    assert np.abs(e[k] - e38[k]).max() < tol("eel.tracking_rad")  # … and the engine follows it
+    assert np.abs(e[k]).max() > np.abs(e[k] - e38[k]).max()  # eq. 38 explains part of the error
 
 
 @pytest.mark.parametrize("group", ["linear drag", "quadratic drag", "added mass (u_n, λ1)", "fluid torques (λ2, λ3)"])

@@ -112,14 +112,20 @@ def hydro_law(sc):
 
 
 def run_model(kind: str, params: EelParams, ctrl_params, t_end: float, t_eval: np.ndarray, rtol: float = 1e-6,
-              atol: float = 1e-6) -> EelSignals:
-    """Simulate the 'exact' or 'noninertial' model under the eel controller from the zero state."""
+              atol: float = 1e-6, hold: float = 0.0) -> EelSignals:
+    """Simulate the 'exact' or 'noninertial' model under the eel controller from the zero state.
+    ``hold`` > 0 (exact model only): the controller sampled every ``hold`` seconds and held, as the engine
+    applies it (:func:`lab.papers.zhang2018_eel.model.exact.simulate_held`)."""
     from lab.papers.zhang2018_eel.controllers import EelFeedbackLinearization
-    from lab.papers.zhang2018_eel.model.exact import ExactModel
+    from lab.papers.zhang2018_eel.model.exact import ExactModel, simulate_held
     from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel
 
     cls = {"exact": ExactModel, "noninertial": NonInertialModel}[kind]
     model = cls(params, EelFeedbackLinearization(ctrl_params))
+    if hold > 0:
+        if kind != "exact":
+            raise ValueError("run_model: a held controller is implemented for the exact model only")
+        return from_model_run(simulate_held(model, t_end, hold, t_eval), f"{kind} (held {hold:g} s)")
     run = model.simulate(t_end, t_eval=t_eval, rtol=rtol, atol=atol)
     return from_model_run(run, kind)
 

@@ -202,7 +202,7 @@ def report_section(ctx) -> SectionResult:
     n = result.series["xy"].shape[1]
     eng = from_engine_series(result.series, np.ones(n), "engine", result.metrics.get("wall_time_s", 0.0))
     ex = trial.model_run(sc, "exact", eng.t)
-    ex_lag = trial.model_run(sc, "exact", eng.t, torque_lag=sc.sim.dt)
+    ex_lag = trial.model_run(sc, "exact", eng.t, hold=sc.sim.dt)  # as eel_engine: the engine's sample-and-hold
     ni = trial.model_run(sc, "noninertial", eng.t)
     sigs = {"engine": eng, "exact": ex, "noninertial": ni}
     c_models = compare(ex, ni)

@@ -53,15 +53,22 @@ def engine_run(sc) -> tuple[EelSignals, object]:
 
 
 def model_run(sc, kind: str, t: np.ndarray, rtol: float = 1e-6, atol: float = 1e-6,
-              torque_lag: float = 0.0) -> EelSignals:
+              torque_lag: float = 0.0, hold: float = 0.0) -> EelSignals:
     """The exact ('exact') or non-inertial ('noninertial') model with the scenario's parameters, from the
     zero state (straight and at rest, as the engine starts), sampled at ``t``.
 
     ``torque_lag``: report the torque at t − lag, as an engine run records it (the torque in the sample
     at t_k was computed from the state at t_k − dt and held over that step). Without it, every step of
     eq. 39's γ falls between the two: the model's sample at t = 10 s already has the new γ, the
-    engine's not yet."""
+    engine's not yet.
+
+    ``hold``: the controller sampled and held every ``hold`` seconds, as the engine applies it (the exact
+    model only; :func:`lab.papers.zhang2018_eel.model.exact.simulate_held`). The torque lag is then
+    exact rather than first order, and the start-up transient of the error dynamics (eq. 38's fast
+    pole, −98 s⁻¹) is held the same way on both sides."""
     t = np.asarray(t, dtype=float)
+    if hold > 0:  # the engine's sample-and-hold: its torque at t_k is already the one held over the last step
+        return run_model(kind, model_params_from_scenario(sc), sc.controller, float(t[-1]), t, hold=hold)
     if torque_lag <= 0:
         return run_model(kind, model_params_from_scenario(sc), sc.controller, float(t[-1]), t, rtol=rtol, atol=atol)
     t_lag = np.clip(t - torque_lag, 0.0, None)
