@@ -13,7 +13,9 @@ The gait: a travelling wave whose amplitude grows linearly from the tail joint t
     x_j(t) = α (j + 1)/J · sin(ω t + j β),   j = 0 … J−1 counted from the tail,
 
 tracked by a joint PD loop with feed-forward rate, τ = k_p (x − q) + k_d (ẋ − q̇), clipped at the
-robot's torque limit. β > 0 runs the wave head → tail, which on anisotropic friction drives the snake
+robot's torque limit and stepped by the lab's servo forms (``lab.Controller.pd``: the damping at the
+engine step's next state by default, stable at any of the shipped snake steps; written out by hand the
+law is explicit and needs dt < 2μ/k_d, 1.44 ms on the lab's snake). β > 0 runs the wave head → tail, which on anisotropic friction drives the snake
 forward (towards its head); β < 0 runs it backwards. The script runs both and writes ``gait.csv``.
 """
 
@@ -25,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 import lab
+from lab.controllers.servo import Servo, servo_field
 from lab.core.fields import Validated, num
 
 HERE = Path(__file__).resolve().parent
@@ -39,6 +42,11 @@ class GrowingWaveParams(Validated):
     beta: float = num(2 * math.pi / 9, ge=-2 * math.pi, le=2 * math.pi, unit="rad", doc="phase lag β between joints")
     kp: float = num(2.0, gt=0, le=1e3, unit="N·m/rad", doc="PD angle gain")
     kd: float = num(0.1, ge=0, le=1e2, unit="N·m·s/rad", doc="PD rate gain")
+    servo: Servo = servo_field()  # how the PD law is stepped (lab.controllers.servo)
+
+    def servo_gains(self, joint_names: tuple[str, ...]):
+        """(K_p, K_d) per joint, so the run-time watch can name the servo's step bound."""
+        return np.full(len(joint_names), self.kp), np.full(len(joint_names), self.kd)
 
 
 @lab.register_controller("growing_wave", params=GrowingWaveParams)
@@ -51,12 +59,14 @@ class GrowingWave(lab.Controller):
         self._j = np.arange(J, dtype=float)
         self._envelope = (self._j + 1.0) / J
 
-    def act(self, state) -> np.ndarray:
+    def reference(self, t: float) -> tuple[np.ndarray, np.ndarray]:
         p = self.params
-        ph = p.omega * state.t + self._j * p.beta
+        ph = p.omega * t + self._j * p.beta
         a = p.alpha * self._envelope
-        x, xd = a * np.sin(ph), a * p.omega * np.cos(ph)
-        return self.saturate(p.kp * (x - state.q) + p.kd * (xd - state.qd))
+        return a * np.sin(ph), a * p.omega * np.cos(ph)
+
+    def act(self, state) -> np.ndarray:
+        return self.pd(state, self.reference, self.params.kp, self.params.kd)  # saturated at the effort limit
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"alpha": (0.0, 1.5), "omega": (0.0, 6.0), "beta": (-2.0, 2.0)}

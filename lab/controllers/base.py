@@ -31,8 +31,40 @@ class Controller:
         self.dt = dt
 
     # True when act() reads the engine's mass matrix from the snapshot (RobotState.M, an implicit servo):
-    # whoever installs the controller sets World.want_mass_matrix from it
-    needs_mass_matrix: bool = False
+    # whoever installs the controller sets World.want_mass_matrix from it. By default: when the parameters
+    # declare a ``servo`` (lab.controllers.servo.servo_field) other than "explicit", as :meth:`pd` needs.
+    @property
+    def needs_mass_matrix(self) -> bool:
+        return getattr(self.params, "servo", "explicit") != "explicit"
+
+    def pd(self, state: RobotState, reference, kp, kd, servo: str | None = None) -> np.ndarray:
+        """The joint PD law τ = K_p (q_ref − q) + K_d (q̇_ref − q̇), saturated at the effort limit, stepped in
+        one of the lab's servo forms (:mod:`lab.controllers.servo`): ``servo`` (default: ``params.servo``,
+        else "explicit"). ``reference(t) -> (q_ref, q̇_ref)`` is called at t and, for the implicit forms, at
+        t + dt. The explicit form needs dt < 2μ/K_d on a joint of inertia μ (1.44 ms on the lab's snake at
+        K_d = 0.1): a user's PD written out by hand has that bound; this one, with ``servo =
+        servo_field()`` in the parameters, is stable to ~2 K_d/K_p ("implicit_damping") or at any step
+        ("implicit_pd"), and converges to the explicit law as dt → 0 (tests/library/test_servo.py).
+        ``kp``, ``kd``: scalars or per joint."""
+        from lab.controllers.servo import angle_error, spd_torques
+
+        form = servo if servo is not None else getattr(self.params, "servo", "explicit")
+        x, xd = reference(state.t)
+        n = state.q.shape[0]
+        if form == "explicit":
+            tau = np.asarray(kp, float) * (x - state.q) + np.asarray(kd, float) * (xd - state.qd)
+            return self.saturate(tau)
+        if state.M is None:
+            raise ValueError(f"servo: {form!r} reads the mass matrix from the snapshot (RobotState.M, filled when "
+                             "World.want_mass_matrix is on: the controller's needs_mass_matrix); a hand-made state "
+                             "needs servo = 'explicit'")
+        h = self.dt
+        x1, xd1 = reference(state.t + h)
+        e = angle_error(form, np.broadcast_to(x, (n,)), np.broadcast_to(x1, (n,)), state.q, state.qd, h)
+        tau = spd_torques(state.M, np.broadcast_to(np.asarray(kp, float), (n,)).copy(),
+                          np.broadcast_to(np.asarray(kd, float), (n,)).copy(), np.asarray(e, float),
+                          np.asarray(xd1 - state.qd, float), float(h), form == "implicit_pd")
+        return self.saturate(tau)
 
     def act(self, state: RobotState) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError

@@ -22,20 +22,24 @@ from lab.core.errors import LabError
 ROOT = Path(__file__).resolve().parents[2]
 
 # A controller that holds every joint at one angle (PD), so a run shows whether it was the one that acted.
+# Its PD is stepped by the lab's servo forms (lab.Controller.pd, "implicit_damping" by default), as a user's
+# should be: snake_serpenoid runs at 2 ms, beyond the explicit PD's bound 2μ/k_d = 1.44 ms.
 HOLD = """
 from dataclasses import dataclass
 import lab
+from lab.controllers.servo import Servo, servo_field
 from lab.core.fields import Validated, num
 
 @dataclass(frozen=True)
 class HoldParams(Validated):
     angle: float = num(0.0, ge=-1.5, le=1.5, unit="rad", doc="the angle every joint is held at")
     kp: float = num(2.0, gt=0, le=100, doc="PD angle gain")
+    servo: Servo = servo_field()
 
 @lab.register_controller("{name}", params=HoldParams)
 class Hold(lab.Controller):
     def act(self, state):
-        return self.saturate(self.params.kp * (self.params.angle - state.q) - 0.1 * state.qd)
+        return self.pd(state, lambda t: (self.params.angle, 0.0), self.params.kp, 0.1)
 """
 
 
@@ -73,6 +77,31 @@ def test_a_type_override_swaps_the_table_and_the_users_controller_drives_the_joi
         assert res.scenario.controller_type == "hold_api" and res.scenario.controller.angle == angle
         ends[angle] = res.series["q"][-1]
     assert np.all(ends[0.4] > 0.2) and np.all(ends[-0.4] < -0.2)
+
+
+def test_a_users_explicit_pd_at_the_shipped_step_ends_unstable_and_the_labs_servo_holds(tmp_path):
+    """snake_serpenoid ships at 2 ms. A PD written out by hand (τ = k_p (x − q) − k_d q̇, the explicit form)
+    has the bound 2μ/k_d = 1.44 ms on the snake's joints: at 2 ms the run-time watch ends it "unstable" with
+    the cause and a step that would hold, never "ok". The same law through lab.Controller.pd (implicit
+    damping) bends the joints towards the angle; with servo = "explicit" it is the hand-written law again."""
+    user_plugins.load(str(_plugin(tmp_path, "hold_servo")))
+    explicit = tmp_path / "hold_explicit.py"
+    explicit.write_text(HOLD.replace("{name}", "hold_explicit").replace(
+        "return self.pd(state, lambda t: (self.params.angle, 0.0), self.params.kp, 0.1)",
+        "return self.saturate(self.params.kp * (self.params.angle - state.q) - 0.1 * state.qd)"))
+    user_plugins.load(str(explicit))
+    assert lab.load_scenario("snake_serpenoid").sim.dt == 0.002
+    cases = {"hold_explicit": {}, "hold_servo": {}, "hold_servo ": {"controller.servo": "explicit"}}
+    res = {}
+    for label, extra in cases.items():
+        res[label] = lab.run("snake_serpenoid", {"controller.type": label.strip(), "controller.angle": 0.3,
+                                                 "sim.duration": 1.0, **extra})
+    for label in ("hold_explicit", "hold_servo "):
+        assert res[label].status == "unstable", (label, res[label].status)
+        assert "changed sign" in res[label].error and "dt ≤" in res[label].error, res[label].error
+    ok = res["hold_servo"]
+    assert ok.status == "ok"
+    assert np.all(ok.series["q"][-1] > 0.1) and np.all(ok.series["q"][-1] < 0.32)  # bent towards 0.3 rad against the friction
 
 
 def test_a_typed_table_swap_keeps_the_same_types_values_and_applies_in_any_order():
