@@ -33,9 +33,15 @@ class Controller:
     # True when act() reads the engine's mass matrix from the snapshot (RobotState.M, an implicit servo):
     # whoever installs the controller sets World.want_mass_matrix from it. By default: when the parameters
     # declare a ``servo`` (lab.controllers.servo.servo_field) other than "explicit", as :meth:`pd` needs.
+    # A subclass may override the property or set the attribute (the environments' policy does).
     @property
     def needs_mass_matrix(self) -> bool:
-        return getattr(self.params, "servo", "explicit") != "explicit"
+        fixed = self.__dict__.get("_needs_mass_matrix")
+        return fixed if fixed is not None else getattr(self.params, "servo", "explicit") != "explicit"
+
+    @needs_mass_matrix.setter
+    def needs_mass_matrix(self, value: bool) -> None:
+        self.__dict__["_needs_mass_matrix"] = bool(value)
 
     def pd(self, state: RobotState, reference, kp, kd, servo: str | None = None) -> np.ndarray:
         """The joint PD law τ = K_p (q_ref − q) + K_d (q̇_ref − q̇), saturated at the effort limit, stepped in

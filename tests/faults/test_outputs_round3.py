@@ -239,7 +239,7 @@ def test_env_and_sim_arguments_are_lab_errors(tmp_path):
     env.close()
     with pytest.raises(LabValueError, match="closed"):
         env.unwrapped.step(np.zeros(n))
-    with lab.Sim("snake_serpenoid", {"sim.duration": 0.01}) as sim:  # 10 steps of 1 ms
+    with lab.Sim("snake_serpenoid", {"sim.duration": 0.01, "sim.dt": 0.001}) as sim:  # 10 steps of 1 ms
         with pytest.raises(LabValueError, match="past sim.duration") as info:
             sim.step(10**12)
         assert info.value.where == "n"
