@@ -72,7 +72,7 @@ CHECKS = {
     "snake_unified_manipulation": ["unified_manipulation"],
     "snake_unified_locomotion": ["unified_locomotion"],
     "snake_head_tracking": ["pfl_engine"],
-    "eel_forward_turn": ["eel_engine"],
+    "eel_forward_turn": ["eel_engine", "hydro_decay", "step_convergence"],
 }
 STUDIES = {
     "snake_passive_creeping": ["wang2011_creeping"],
