@@ -182,3 +182,31 @@ def test_compiled_stable_pd_is_its_numpy_oracle(implicit, n_base):
         got = serpenoid_spd(t, q, qd, p.alpha, p.omega, p.beta, p.gamma, p.phase_offset, p.kp, p.kd, 1e9, M, h,
                             FORM[servo])
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("servo", ["explicit", "implicit_damping", "stable_pd", "implicit_pd"])
+def test_controller_pd_is_the_serpenoids_servo_law(servo):
+    """lab.Controller.pd, the servo a user's controller calls, given the serpenoid's reference and gains,
+    gives the serpenoid's own torques (its compiled kernels) in every form, on a snapshot with the
+    engine's mass matrix part-way through a run (joints moving, references off)."""
+    from lab.core import scenario as scn
+    from lab.core.runner import Simulation
+    from lab.controllers.base import Controller
+
+    # 1 ms: the loader refuses the explicit form at the scenario's 2 ms (bound 1.44 ms)
+    sc = scn.load("snake_serpenoid", ["sim.duration=0.2", "sim.dt=0.001", f"controller.servo={servo}"])
+    sim = Simulation(sc)
+    try:
+        sim.world.want_mass_matrix = True
+        sim.run(duration=0.05)
+        state = sim.world.read_state()
+        ctrl = sim.controller
+        user = Controller(sc.controller)
+        user.reset(sim.world.model, sc.sim.dt)
+        p = sc.controller
+        tau = user.pd(state, ctrl.reference, p.kp, p.kd)
+        assert np.abs(state.qd).max() > 0.1 and np.abs(ctrl.reference(state.t)[0] - state.q).max() > 0.01
+        np.testing.assert_allclose(tau, ctrl.act(state), rtol=1e-10, atol=1e-12)
+        assert user.needs_mass_matrix == (servo != "explicit")
+    finally:
+        sim.close()
