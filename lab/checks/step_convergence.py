@@ -4,7 +4,7 @@ Where the lab's own terms are stable at any step (the velocity-level friction, l
 coarser step is no longer refused nor unstable: what it can still break is accuracy. This check states
 the criterion the shipped steps are chosen by (docs/benchmarks.md, "Time steps by convergence") for the
 eel, whose step its first-order terms limit (the lagged tangential added mass, the servo). The eel is
-converged at 5 ms (within 1.15 % of 2.5 ms; it ships at 2 ms, see its scenario file); at 10 ms the metrics still hold (1.33 %) but eel_engine and hydro_decay
+converged at 5 ms and ships there (within 0.72 % of 2.5 ms; its scenario file says why); at 10 ms the metrics still hold (1.33 %) but eel_engine and hydro_decay
 do not (docs/benchmarks.md). The flagship is not here: on the velocity-level friction it
 stays within 1.3 % of its dt/2 run up to 10 ms (docs/physics.md), so no step the lab takes breaks it.
 """
