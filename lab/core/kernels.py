@@ -88,6 +88,34 @@ def ledger_powers(tau, qd_pre, qd_post, F, v_pre, v_post):
 
 
 @compiled
+def abs_power2(tau, qd_pre, qd_post):
+    """Σ_j |τ_j (q̇_j + q̇₊_j)|: twice the motors' absolute trapezoidal power over one step (the environments'
+    ledger, lab.envs.env.Ledger), summed as numpy's ``np.abs(tau * (qd_pre + qd_post)).sum()`` sums it (its
+    pairwise sum: one accumulator below 8 terms, eight interleaved then combined pairwise up to 128), so the
+    same value to the bit, without four numpy calls."""
+    n = tau.shape[0]
+    if n < 8:
+        s = 0.0
+        for j in range(n):
+            s += abs(tau[j] * (qd_pre[j] + qd_post[j]))
+        return s
+    if n > 128:  # numpy recurses on halves beyond its block: not needed by any robot here
+        h = (n // 2) - (n // 2) % 8
+        return abs_power2(tau[:h], qd_pre[:h], qd_post[:h]) + abs_power2(tau[h:], qd_pre[h:], qd_post[h:])
+    r = np.empty(8)
+    for a in range(8):
+        r[a] = abs(tau[a] * (qd_pre[a] + qd_post[a]))
+    m = n - n % 8
+    for j in range(8, m, 8):
+        for a in range(8):
+            r[a] += abs(tau[j + a] * (qd_pre[j + a] + qd_post[j + a]))
+    s = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    for j in range(m, n):
+        s += abs(tau[j] * (qd_pre[j] + qd_post[j]))
+    return s
+
+
+@compiled
 def contact_rows(raw):
     """The World's contact snapshot rows (:class:`lab.core.contacts.Col`, k × 12) from PyBullet's points
     packed as :class:`lab.core.contacts.Raw` (k × 17): the link counted from 0 = base, the friction summed
@@ -225,6 +253,129 @@ def forward_kinematics(flat, R, tree, frames, qj):
         flat[k, 7], flat[k, 8], flat[k, 9] = vx, vy, vz
         flat[k, 10], flat[k, 11], flat[k, 12] = wx, wy, wz
         _matrix_to_quat(R, k, flat)
+
+
+@compiled
+def articulated_jacobians(p_W, R_WB, tree, frames):
+    """(Jv (N, 3, n), Jw (N, 3, n)): each link COM's linear and angular velocity Jacobians in the
+    generalised velocities u = [v_base_W (3), ω_base_W (3), q̇ (J)], n = 6 + J, from the snapshot's
+    poses and the URDF tree (``tree``/``frames`` as :func:`lab.kernels.forward_kinematics` reads them).
+    Rigid-body kinematics: v_k = v_0 + ω_0 × (p_k − p_0) + Σ_{revolute j ≤ k} a_j × (p_k − pivot_j) q̇_j
+    (+ a_j q̇_j, prismatic), ω_k = ω_0 + Σ_{revolute j ≤ k} a_j q̇_j, a_j = R_j axis_L, pivot_j = p_j − R_j d_L."""
+    n_links = p_W.shape[0]
+    n_j = 0
+    for k in range(1, tree.shape[0]):  # row 0 is the base (no joint)
+        if tree[k, 2] + 1 > n_j:
+            n_j = tree[k, 2] + 1
+    nd = 6 + n_j
+    Jv = np.zeros((n_links, 3, nd))
+    Jw = np.zeros((n_links, 3, nd))
+    for k in range(n_links):
+        rx, ry, rz = p_W[k, 0] - p_W[0, 0], p_W[k, 1] - p_W[0, 1], p_W[k, 2] - p_W[0, 2]
+        for a in range(3):
+            Jv[k, a, a] = 1.0
+            Jw[k, a, 3 + a] = 1.0
+        # e_a × r
+        Jv[k, 1, 3] = -rz
+        Jv[k, 2, 3] = ry
+        Jv[k, 0, 4] = rz
+        Jv[k, 2, 4] = -rx
+        Jv[k, 0, 5] = -ry
+        Jv[k, 1, 5] = rx
+        m = k
+        while m > 0:
+            typ = tree[m, 1]
+            col = 6 + tree[m, 2]
+            if tree[m, 2] >= 0 and (typ == REVOLUTE or typ == PRISMATIC):
+                ax = R_WB[m, 0, 0] * frames[m, 0] + R_WB[m, 0, 1] * frames[m, 1] + R_WB[m, 0, 2] * frames[m, 2]
+                ay = R_WB[m, 1, 0] * frames[m, 0] + R_WB[m, 1, 1] * frames[m, 1] + R_WB[m, 1, 2] * frames[m, 2]
+                az = R_WB[m, 2, 0] * frames[m, 0] + R_WB[m, 2, 1] * frames[m, 1] + R_WB[m, 2, 2] * frames[m, 2]
+                if typ == REVOLUTE:
+                    sx = p_W[k, 0] - (p_W[m, 0] - (R_WB[m, 0, 0] * frames[m, 6] + R_WB[m, 0, 1] * frames[m, 7]
+                                                   + R_WB[m, 0, 2] * frames[m, 8]))
+                    sy = p_W[k, 1] - (p_W[m, 1] - (R_WB[m, 1, 0] * frames[m, 6] + R_WB[m, 1, 1] * frames[m, 7]
+                                                   + R_WB[m, 1, 2] * frames[m, 8]))
+                    sz = p_W[k, 2] - (p_W[m, 2] - (R_WB[m, 2, 0] * frames[m, 6] + R_WB[m, 2, 1] * frames[m, 7]
+                                                   + R_WB[m, 2, 2] * frames[m, 8]))
+                    Jv[k, 0, col] = ay * sz - az * sy
+                    Jv[k, 1, col] = az * sx - ax * sz
+                    Jv[k, 2, col] = ax * sy - ay * sx
+                    Jw[k, 0, col] = ax
+                    Jw[k, 1, col] = ay
+                    Jw[k, 2, col] = az
+                else:
+                    Jv[k, 0, col] = ax
+                    Jv[k, 1, col] = ay
+                    Jv[k, 2, col] = az
+            m = tree[m, 0]
+    return Jv, Jw
+
+
+@compiled
+def articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag):
+    """M (n, n) = Σ_k m_k Jv_kᵀ Jv_k + Jw_kᵀ (R_k diag(I_k) R_kᵀ) Jw_k: the floating-base mass matrix in
+    :func:`articulated_jacobians`'s coordinates (the kinetic energy ½ uᵀ M u of Wang 2011, eqs. 8–10)."""
+    nd = Jv.shape[2]
+    M = np.zeros((nd, nd))
+    _mass_matrix_into(Jv, Jw, R_WB, mass, I_diag, M)
+    return M
+
+
+@compiled
+def _mass_matrix_into(Jv, Jw, R_WB, mass, I_diag, M):
+    """:func:`articulated_mass_matrix` added into ``M`` (zeros). Per link only the columns its Jacobians
+    fill (the base's six and the joints between the link and the base: on a 10-link chain 11 of 15 on
+    average) enter the sum, and the rotated inertia times each column (IW Jw_j) is formed once per link,
+    not once per pair: the same products summed in the same order as the full double loop (a column of
+    zeros adds ±0 to an entry, which leaves it as it was), so M is the same to the bit, at half the work."""
+    n_links, _, nd = Jv.shape
+    IW = np.empty((3, 3))
+    P = np.empty((3, nd))  # IW Jw_j, the bracket of the rotational term for column j
+    cols = np.empty(nd, np.int64)
+    for k in range(n_links):
+        for a in range(3):
+            for b in range(3):
+                IW[a, b] = (R_WB[k, a, 0] * I_diag[k, 0] * R_WB[k, b, 0] + R_WB[k, a, 1] * I_diag[k, 1] * R_WB[k, b, 1]
+                            + R_WB[k, a, 2] * I_diag[k, 2] * R_WB[k, b, 2])
+        c = 0
+        for i in range(nd):
+            if (Jv[k, 0, i] != 0.0 or Jv[k, 1, i] != 0.0 or Jv[k, 2, i] != 0.0 or Jw[k, 0, i] != 0.0
+                    or Jw[k, 1, i] != 0.0 or Jw[k, 2, i] != 0.0):
+                cols[c] = i
+                c += 1
+        for b in range(c):
+            j = cols[b]
+            for a in range(3):
+                P[a, j] = IW[a, 0] * Jw[k, 0, j] + IW[a, 1] * Jw[k, 1, j] + IW[a, 2] * Jw[k, 2, j]
+        mk = mass[k]
+        for ia in range(c):
+            i = cols[ia]
+            w0, w1, w2 = Jw[k, 0, i], Jw[k, 1, i], Jw[k, 2, i]
+            for ib in range(ia, c):
+                j = cols[ib]
+                s = mk * (Jv[k, 0, i] * Jv[k, 0, j] + Jv[k, 1, i] * Jv[k, 1, j] + Jv[k, 2, i] * Jv[k, 2, j])
+                if w0 != 0.0:
+                    s += w0 * P[0, j]
+                if w1 != 0.0:
+                    s += w1 * P[1, j]
+                if w2 != 0.0:
+                    s += w2 * P[2, j]
+                M[i, j] += s
+    for i in range(nd):
+        for j in range(i):
+            M[i, j] = M[j, i]
+
+
+@compiled
+def articulated_mass(p_W, R_WB, tree, body):
+    """The floating-base mass matrix of :func:`articulated_mass_matrix` from the snapshot's poses in one call,
+    ``body`` (N, ≥ 22) = [the tree's frames (18), mass, I_diag (3)] (as :func:`snapshot` reads it): what the
+    motors' implicit lines predict with (lab.core.world.World, lab.core.actuators)."""
+    Jv, Jw = articulated_jacobians(p_W, R_WB, tree, body)
+    nd = Jv.shape[2]
+    M = np.zeros((nd, nd))
+    _mass_matrix_into(Jv, Jw, R_WB, body[:, 18], body[:, 19:22], M)
+    return M
 
 
 @compiled

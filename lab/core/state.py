@@ -153,6 +153,11 @@ class RobotState:
     # on their joints' diagonal (constraints, not in the engine's M: World.load_spec); filled only when the World's
     # want_mass_matrix is on (a Stable PD servo asks for it: Controller.needs_mass_matrix); else None
     M: np.ndarray | None = None
+    # (6 + J)² the floating-base mass matrix in the compiled coordinates u = [v_base_W, ω_base_W, q̇]
+    # (lab.core.kernels.articulated_mass; without the gears' inertia), where a force law has built it from
+    # this snapshot already (the velocity-level friction law does, every step): the World's implicit
+    # motor lines then predict with it instead of building it again; None otherwise
+    M_u: np.ndarray | None = None
 
     @lazy
     def a_W(self) -> np.ndarray:

@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from lab.core.kernels import compiled
+from lab.core.kernels import _mass_matrix_into, articulated_jacobians, articulated_mass_matrix, compiled
 from lab.core.fields import Validated, choice, info, num
 from lab.core.state import RobotState
 from lab.forces.base import FRICTION
@@ -245,20 +245,46 @@ class VelocityCoulomb(Validated):
     def __call__(self, state: RobotState, t: float) -> np.ndarray:
         """Per-link forces F_W (N, 3) at the COMs: the step's friction impulses over dt."""
         model = state.model
+        bound = self.__dict__.get("_bound")  # one read: another thread's model cannot slip in between
+        if bound is None or bound[0] is not model:
+            bound = self._bind(model)
+        _, tree, body, params, weight, contact, m_shape = bound
+        load = state.fn if contact and state.fn is not None else weight
+        tau = state.tau
+        if tau is None:
+            tau = _NO_TAU
+        elif type(tau) is not np.ndarray or tau.dtype != np.float64:
+            tau = np.asarray(tau, float)
+        F_W = np.zeros((state.p_W.shape[0], 3))  # made here: an array handed back from compiled code costs ~1 µs
+        M = np.zeros(m_shape)  # the articulated mass matrix the kernel builds, kept on the snapshot
+        _coulomb_velocity_into(state.p_W, state.R_WB, state.v_W, load, tree, body, tau, params, F_W, M)
+        if M.shape[0]:
+            state.M_u = M  # (lab.core.state.RobotState.M_u: the World's implicit motor lines read it)
+        return F_W
+
+    def _bind(self, model) -> tuple:
+        """The law's arguments that do not change from step to step, for this model (bound once per
+        World, not once per step: four properties, nine conversions and three stacked arrays): (model, tree,
+        body (N, 22) = [frames (18), mass, I_diag (3)], params, the weight's load, 'contact' or not, the
+        shape of the mass matrix kept on the snapshot ((0, 0): none, e.g. for a static base))."""
         g_W = model.gravity_W if model.gravity_W is not None else np.array([0.0, 0.0, -model.gravity])
-        # 'weight': the weight's component along the ground normal ẑ (m g on flat ground, m g cos θ where a
-        # sloped arena turns gravity)
-        load = (state.fn if self.normal_load == "contact" and state.fn is not None
-                else model.mass * max(-float(g_W[2]), 0.0))
-        tau = getattr(state, "tau", None)
-        tau = _NO_TAU if tau is None else np.asarray(tau, float)
         tree, frames = model.tree, model.frames
         if tree is None:
-            tree, frames = _NO_TREE
-        return coulomb_velocity(state.p_W, state.R_WB, state.v_W, load, model.mass, model.I_diag, tree, frames,
-                                g_W, tau, float(self.mu_fwd), float(self.mu_bwd), float(self.mu_n),
-                                bool(self.head_exempt), float(model.dt), int(self.iterations), float(self.tolerance),
-                                bool(getattr(model, "fixed_base", False)), float(self.slip_tol))
+            tree, frames = _NO_TREE[0], np.zeros((model.mass.shape[0], 18))
+        body = np.ascontiguousarray(np.hstack([frames, model.mass[:, None], model.I_diag]), dtype=float)
+        fixed = bool(getattr(model, "fixed_base", False))
+        params = np.array([g_W[0], g_W[1], g_W[2], self.mu_fwd, self.mu_bwd, self.mu_n, float(bool(self.head_exempt)),
+                           model.dt, self.iterations, self.tolerance, float(fixed), self.slip_tol], float)
+        # 'weight': the weight's component along the ground normal ẑ (m g on flat ground, m g cos θ where a
+        # sloped arena turns gravity); 'contact': the engine's normal force, read per step (the weight where
+        # the snapshot has none)
+        weight = model.mass * max(-float(g_W[2]), 0.0)
+        # the floating-base mass matrix's size, as lab.core.kernels.articulated_jacobians counts the joints
+        nd = 6 + max(0, int(tree[1:, 2].max()) + 1) if tree.shape[0] == model.mass.shape[0] > 1 and not fixed else 0
+        bound = (model, np.ascontiguousarray(tree, dtype=np.int64), body, params, weight,
+                 self.normal_load == "contact", (nd, nd))
+        self.__dict__["_bound"] = bound  # a cache, not a field (a frozen dataclass: equality and repr ignore it)
+        return bound
 
 
 _NO_TAU = np.zeros(0)
@@ -268,88 +294,6 @@ _NO_TAU = np.zeros(0)
 # 1.3 reaches 6e-11 there, at the same mean cost.
 SOR = 1.3
 _NO_TREE = (np.zeros((0, 3), np.int64), np.zeros((0, 18)))
-_REVOLUTE, _PRISMATIC = 0, 1  # PyBullet's joint type numbers, as lab.kernels.forward_kinematics reads them
-
-
-@compiled
-def articulated_jacobians(p_W, R_WB, tree, frames):
-    """(Jv (N, 3, n), Jw (N, 3, n)): each link COM's linear and angular velocity Jacobians in the
-    generalised velocities u = [v_base_W (3), ω_base_W (3), q̇ (J)], n = 6 + J, from the snapshot's
-    poses and the URDF tree (``tree``/``frames`` as :func:`lab.kernels.forward_kinematics` reads them).
-    Rigid-body kinematics: v_k = v_0 + ω_0 × (p_k − p_0) + Σ_{revolute j ≤ k} a_j × (p_k − pivot_j) q̇_j
-    (+ a_j q̇_j, prismatic), ω_k = ω_0 + Σ_{revolute j ≤ k} a_j q̇_j, a_j = R_j axis_L, pivot_j = p_j − R_j d_L."""
-    n_links = p_W.shape[0]
-    n_j = 0
-    for k in range(1, tree.shape[0]):  # row 0 is the base (no joint)
-        if tree[k, 2] + 1 > n_j:
-            n_j = tree[k, 2] + 1
-    nd = 6 + n_j
-    Jv = np.zeros((n_links, 3, nd))
-    Jw = np.zeros((n_links, 3, nd))
-    for k in range(n_links):
-        rx, ry, rz = p_W[k, 0] - p_W[0, 0], p_W[k, 1] - p_W[0, 1], p_W[k, 2] - p_W[0, 2]
-        for a in range(3):
-            Jv[k, a, a] = 1.0
-            Jw[k, a, 3 + a] = 1.0
-        # e_a × r
-        Jv[k, 1, 3] = -rz
-        Jv[k, 2, 3] = ry
-        Jv[k, 0, 4] = rz
-        Jv[k, 2, 4] = -rx
-        Jv[k, 0, 5] = -ry
-        Jv[k, 1, 5] = rx
-        m = k
-        while m > 0:
-            typ = tree[m, 1]
-            col = 6 + tree[m, 2]
-            if tree[m, 2] >= 0 and (typ == _REVOLUTE or typ == _PRISMATIC):
-                ax = R_WB[m, 0, 0] * frames[m, 0] + R_WB[m, 0, 1] * frames[m, 1] + R_WB[m, 0, 2] * frames[m, 2]
-                ay = R_WB[m, 1, 0] * frames[m, 0] + R_WB[m, 1, 1] * frames[m, 1] + R_WB[m, 1, 2] * frames[m, 2]
-                az = R_WB[m, 2, 0] * frames[m, 0] + R_WB[m, 2, 1] * frames[m, 1] + R_WB[m, 2, 2] * frames[m, 2]
-                if typ == _REVOLUTE:
-                    sx = p_W[k, 0] - (p_W[m, 0] - (R_WB[m, 0, 0] * frames[m, 6] + R_WB[m, 0, 1] * frames[m, 7]
-                                                   + R_WB[m, 0, 2] * frames[m, 8]))
-                    sy = p_W[k, 1] - (p_W[m, 1] - (R_WB[m, 1, 0] * frames[m, 6] + R_WB[m, 1, 1] * frames[m, 7]
-                                                   + R_WB[m, 1, 2] * frames[m, 8]))
-                    sz = p_W[k, 2] - (p_W[m, 2] - (R_WB[m, 2, 0] * frames[m, 6] + R_WB[m, 2, 1] * frames[m, 7]
-                                                   + R_WB[m, 2, 2] * frames[m, 8]))
-                    Jv[k, 0, col] = ay * sz - az * sy
-                    Jv[k, 1, col] = az * sx - ax * sz
-                    Jv[k, 2, col] = ax * sy - ay * sx
-                    Jw[k, 0, col] = ax
-                    Jw[k, 1, col] = ay
-                    Jw[k, 2, col] = az
-                else:
-                    Jv[k, 0, col] = ax
-                    Jv[k, 1, col] = ay
-                    Jv[k, 2, col] = az
-            m = tree[m, 0]
-    return Jv, Jw
-
-
-@compiled
-def articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag):
-    """M (n, n) = Σ_k m_k Jv_kᵀ Jv_k + Jw_kᵀ (R_k diag(I_k) R_kᵀ) Jw_k: the floating-base mass matrix in
-    :func:`articulated_jacobians`'s coordinates (the kinetic energy ½ uᵀ M u of Wang 2011, eqs. 8–10)."""
-    n_links, _, nd = Jv.shape
-    M = np.zeros((nd, nd))
-    IW = np.empty((3, 3))
-    for k in range(n_links):
-        for a in range(3):
-            for b in range(3):
-                IW[a, b] = (R_WB[k, a, 0] * I_diag[k, 0] * R_WB[k, b, 0] + R_WB[k, a, 1] * I_diag[k, 1] * R_WB[k, b, 1]
-                            + R_WB[k, a, 2] * I_diag[k, 2] * R_WB[k, b, 2])
-        for i in range(nd):
-            for j in range(i, nd):
-                s = mass[k] * (Jv[k, 0, i] * Jv[k, 0, j] + Jv[k, 1, i] * Jv[k, 1, j] + Jv[k, 2, i] * Jv[k, 2, j])
-                for a in range(3):
-                    if Jw[k, a, i] != 0.0:
-                        s += Jw[k, a, i] * (IW[a, 0] * Jw[k, 0, j] + IW[a, 1] * Jw[k, 1, j] + IW[a, 2] * Jw[k, 2, j])
-                M[i, j] += s
-    for i in range(nd):
-        for j in range(i):
-            M[i, j] = M[j, i]
-    return M
 
 
 @compiled
@@ -366,7 +310,35 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
     M[6:, 6:] (the base's own contact then has no mobility and gets no impulse). ``slip_tol`` > 0: each
     component's update solves λ = −c tanh(w/v_s) instead of the clamp (:func:`_tanh_component`)."""
     n = v_W.shape[0]
+    body = np.zeros((n, 22))
+    if tree.shape[0] == n:
+        body[:, 0:18] = frames
+    body[:, 18] = mass
+    body[:, 19:22] = I_diag
+    params = np.array([g_W[0], g_W[1], g_W[2], mu_fwd, mu_bwd, mu_n, 1.0 if head_exempt else 0.0, dt,
+                       float(iterations), tolerance, 1.0 if fixed_base else 0.0, slip_tol])
     F_W = np.zeros((n, 3))
+    _coulomb_velocity_into(p_W, R_WB, v_W, load, tree, body, tau, params, F_W, np.zeros((0, 0)))
+    return F_W
+
+
+@compiled
+def _coulomb_velocity_into(p_W, R_WB, v_W, load, tree, body, tau, params, F_W, M):
+    """:func:`coulomb_velocity` into ``F_W`` (zeros, (N, 3)), with the arguments that are constant over a run
+    packed (the dispatch costs per argument): ``body`` (N, 22) = [the tree's frames (18), mass, I_diag (3)],
+    ``params`` = [g_W (3), mu_fwd, mu_bwd, mu_n, head_exempt (0/1), dt, iterations, tolerance, fixed_base (0/1),
+    slip_tol]; ``M`` (n, n) zeros receives the floating-base articulated mass matrix (any other shape: not
+    kept)."""
+    n = v_W.shape[0]
+    g_W = params[0:3]
+    mu_fwd, mu_bwd, mu_n = params[3], params[4], params[5]
+    head_exempt = params[6] != 0.0
+    dt = params[7]
+    iterations = int(params[8])
+    tolerance = params[9]
+    fixed_base = params[10] != 0.0
+    slip_tol = params[11]
+    mass = body[:, 18]
     last = n - 1 if head_exempt else n
     idx = np.empty(n, np.int64)
     c = 0
@@ -375,7 +347,7 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
             idx[c] = i
             c += 1
     if c == 0 or dt <= 0.0:
-        return F_W
+        return
     r = 2 * c
     T = np.zeros((c, 2))  # (cos, sin) of each contact's t
     for k in range(c):
@@ -394,8 +366,10 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
         b[2 * k] = vx * co + vy * si
         b[2 * k + 1] = vy * co - vx * si
     if tree.shape[0] == n and n > 0:
-        Jv, Jw = articulated_jacobians(p_W, R_WB, tree, frames)
-        M = articulated_mass_matrix(Jv, Jw, R_WB, mass, I_diag)
+        Jv, Jw = articulated_jacobians(p_W, R_WB, tree, body)  # reads the frames, body's first 18 columns
+        if M.shape[0] != Jv.shape[2]:  # the caller's buffer (zeros) keeps it for the World's motor lines; else local
+            M = np.zeros((Jv.shape[2], Jv.shape[2]))
+        _mass_matrix_into(Jv, Jw, R_WB, mass, body[:, 19:22], M)
         off = 6 if fixed_base else 0  # a static base: the joint coordinates alone
         if fixed_base:
             M = M[6:, 6:].copy()
@@ -452,8 +426,8 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
             d = new - lam[p]
             if d != 0.0:
                 lam[p] = new
-                for q in range(r):
-                    w[q] += A[q, p] * d
+                for q in range(r):  # A[p, q] = A[q, p] (A is filled symmetric): the row, read contiguously
+                    w[q] += A[p, q] * d
                 dv = abs(d) * A[p, p]
                 if dv > moved:
                     moved = dv
@@ -465,7 +439,6 @@ def coulomb_velocity(p_W, R_WB, v_W, load, mass, I_diag, tree, frames, g_W, tau,
         ft, fn = lam[2 * k] / dt, lam[2 * k + 1] / dt
         F_W[i, 0] = ft * co - fn * si
         F_W[i, 1] = ft * si + fn * co
-    return F_W
 
 
 @compiled

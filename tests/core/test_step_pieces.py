@@ -125,3 +125,65 @@ def test_recorder_one_law_step_books_what_the_general_path_books():
     a, b = fast.series(), general.series()
     for key in a:
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_velocity_coulomb_bound_once_is_the_spelled_out_kernel():
+    """VelocityCoulomb's per-step call (its constant arguments bound once per model, packed; the force
+    array made in Python) gives the bits of ``coulomb_velocity`` with every argument spelled out, on a moving
+    snake with joint torques in the prediction, and rebinds when the model changes (a new World)."""
+    from lab.forces.friction import VelocityCoulomb, coulomb_velocity
+
+    law = VelocityCoulomb(mu_t=0.03, mu_n=0.3)
+    rng = np.random.default_rng(5)
+    for _ in range(2):  # two Worlds: two models, the second call must not reuse the first's binding
+        w = World(dt=0.005)
+        try:
+            w.load_spec(SnakeSpec(n_modules=6), [0.0, 0.0, SnakeSpec(n_modules=6).rest_height], 0.3)
+            J = w.n_joints
+            w.reset_state(q=rng.uniform(-0.4, 0.4, J), qd=rng.uniform(-2, 2, J), v_W=[0.2, -0.1, 0.0])
+            s = w.read_state()
+            s.tau = rng.uniform(-0.2, 0.2, J)
+            F = law(s, s.t)
+            m = s.model
+            ref = coulomb_velocity(s.p_W, s.R_WB, s.v_W, m.mass * 9.81, m.mass, m.I_diag, m.tree, m.frames, m.gravity_W,
+                                   s.tau, 0.03, 0.03, 0.3, True, 0.005, 2000, 1e-12)
+            np.testing.assert_array_equal(F, ref)
+            assert law._bound[0] is m and np.abs(F).max() > 0
+            # the articulated mass matrix it built, kept for the World's implicit motor lines: the World's own
+            np.testing.assert_array_equal(s.M_u, kernels.articulated_mass(s.p_W, s.R_WB, *w._snap_tables))
+        finally:
+            w.close()
+
+
+def test_compiled_mass_matrix_has_the_engines_joint_block():
+    """The motors' implicit lines predict with the compiled mass matrix (World._lines_mass): its coordinates
+    for the free base differ from the engine's, but the joint block of M⁻¹ (all the lines read) is the
+    engine's, to rounding, on a bent moving snake and on the tracked robot."""
+    rng = np.random.default_rng(7)
+    for spec in (SnakeSpec(), TrackedSpec()):
+        w = World(dt=0.001)
+        try:
+            w.load_spec(spec, [0.1, -0.2, 0.3], 0.4)
+            J = w.n_joints
+            w.reset_state(q=rng.uniform(-0.5, 0.5, J), w_W=[0.3, 0.1, 1.2])
+            s = w.read_state()
+            w._lines_state = s
+            Mc = w._lines_mass()
+            assert w._lines_compiled
+            Me = w.mass_matrix(s.q)
+            if w._gear_inertia is not None:
+                k = np.arange(Me.shape[0] - J, Me.shape[0])
+                Me[k, k] += w._gear_inertia
+            A, B = np.linalg.inv(Me)[-J:, -J:], np.linalg.inv(Mc)[-J:, -J:]
+            assert np.abs(A - B).max() <= 1e-9 * np.abs(A).max()
+        finally:
+            w.close()
+
+
+def test_env_ledger_power_is_numpys_sum_to_the_bit():
+    """lab.envs' ledger books Σ|τ (q̇ + q̇₊)| through kernels.abs_power2: numpy's pairwise sum, bit for bit,
+    for every length from 1 to 300 (below 8 terms, the eight accumulators, the halves beyond 128)."""
+    rng = np.random.default_rng(0)
+    for n in range(1, 301):
+        a, b, c = rng.standard_normal((3, n)) * rng.uniform(0.1, 10, 3)[:, None]
+        assert kernels.abs_power2(a, b, c) == np.abs(a * (b + c)).sum()
