@@ -45,6 +45,28 @@ free, ``1/(M⁻¹)_jj`` of the mass matrix at the loaded pose (lab.core.world.Wo
 contacts, which the mass matrix does not hold, only add inertia, so the cap errs towards a slower
 spin-up, never an overshoot.
 
+The line taken implicitly (``EngineOptions.implicit_motor_lines``, per World ``World.implicit_motor_lines``;
+on in the v2 environments, issue 34). On a line the motor is a
+damper: ``τ = τ_s − D ω`` with ``D = τ_s/ω_0`` (and ``−τ_s − D ω`` on the reverse line), and an explicit
+damper is stable only while ``h < 2 μ/D`` for every mode μ of the joints' coupled inertia. The cap above
+bounds each joint alone (its own ``J``); with every joint driven at once the chain's modes couple them
+(the flagship's joints under full random torques reached 6.9 ω_0 at h = 5 ms, T = 1.5 ms). So
+:meth:`Motors.limit_implicit` evaluates the line at the end of the step, as the servos' implicit damping
+does (:mod:`lab.controllers.servo`): for the joints the explicit clip puts on a line (set S),
+
+    (M + h D_S) q̈ = τ_clip,    τ_j = τ_clip,j − h D_j q̈_j   (j in S; the others keep their torque)
+
+with ``M`` the mass matrix (base free) and the other joints' torques in the prediction; Coriolis,
+gravity and external forces are left out (they move τ by O(h), like the servos'). A joint's torque then
+stays within the stall current and its command. The damping in the prediction is not ``D`` itself
+(backward Euler, which lags: a joint with T < h closes only h/(T + h) of its gap to ω_0 a step) but
+``D_e = (J/h)(x/(1 − e^−x) − 1)``, x = h/T, J the joint's reflected inertia: with it one joint alone
+lands each step on the line's exact exponential, ``ω_k = ω_0 (1 − e^(−k h/T))`` (:func:`spin_up_speed`)
+at any step. D_e lies between D/2 (h ≪ T) and D − J/h (h ≫ T, where the step is the one-step cap's
+deadbeat); being ≥ D/2 it keeps every coupled mode stable (h D/(μ + h D_e) < 2 for any inertia μ),
+and as h → 0 the torques tend to the explicit line's. Where no joint is on a line, or the line is
+never reached, the torques are the explicit clip's, bit for bit.
+
 At ``ω = 0`` both bounds are ``±τ_s`` (where the cap does not act): the effort limit the URDF
 states. The energy the joint gives
 back while braking is dissipated in the driver (the ledger books ``τ q̇`` as the motors' work, which
@@ -53,7 +75,8 @@ is negative while braking, as before).
 Tested against closed forms in tests/library/test_actuators.py: a joint of inertia ``J`` spun up from rest at
 full command follows ``ω(t) = ω_0 (1 − exp(−t τ_s / (J ω_0)))`` (:func:`spin_up_speed`), and under the
 engine's semi-implicit Euler step ``h`` the exact map ``ω_k = ω_0 (1 − (1 − h τ_s/(J ω_0))^k)``
-(:func:`spin_up_speed_discrete`); braking from above ``ω_0`` decelerates at exactly ``τ_s / J``.
+(:func:`spin_up_speed_discrete`; the implicit line lands on :func:`spin_up_speed` itself); braking from above
+``ω_0`` decelerates at exactly ``τ_s / J``.
 """
 
 from __future__ import annotations
@@ -116,6 +139,139 @@ def _limit_packed_loop(tau, qd, lines, out):
 _limit_packed = compiled(_limit_packed_loop)
 
 
+@compiled
+def _limit_screened(tau, qd, lines, out, reach):
+    """:func:`_limit_loop` into ``out`` (the explicit clip with the one-step cap), and whether the step may put
+    a joint on its sloped line (:meth:`Motors.limit_implicit` then takes the lines implicitly): a joint
+    already on it (clipped by it, or past ω_0), or one whose speed could reach it within the step,
+    |ω| + ``reach`` Σ|τ| ≥ ω_0 (1 − |τ_j|/τ_s) in the direction it pushes (``reach`` bounds h |(M⁻¹τ)_j| / Σ|τ|:
+    h times twice the largest 1/J of the joints' reflected inertias)."""
+    _limit(tau, qd, lines[0], lines[1], lines[2], lines[3], out)
+    stall, no_load, inv = lines[0], lines[1], lines[2]
+    total = 0.0
+    for j in range(out.shape[0]):
+        if stall[j] < math.inf:
+            total += abs(out[j])
+    dw = reach * total
+    for j in range(out.shape[0]):
+        s = stall[j]
+        if s == math.inf or inv[j] == 0.0:
+            continue
+        t = out[j]
+        w = qd[j] if t >= 0.0 else -qd[j]  # the speed in the direction the torque pushes
+        if w + dw >= no_load[j] * (1.0 - abs(t) / s) or abs(qd[j]) >= no_load[j]:
+            return True
+    return False
+
+
+@compiled
+def _spd_solve(A, b, x):
+    """x = A⁻¹ b for a symmetric positive definite A (a mass matrix plus a positive diagonal), by its
+    Cholesky factor, overwriting A's lower triangle with it (no LAPACK call: ~1 µs on 15 × 15)."""
+    n = A.shape[0]
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        d = math.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            t = A[i, j]
+            for k in range(j):
+                t -= A[i, k] * A[j, k]
+            A[i, j] = t / d
+    for i in range(n):  # L y = b
+        t = b[i]
+        for k in range(i):
+            t -= A[i, k] * x[k]
+        x[i] = t / A[i, i]
+    for i in range(n - 1, -1, -1):  # Lᵀ x = y
+        t = x[i]
+        for k in range(i + 1, n):
+            t -= A[k, i] * x[k]
+        x[i] = t / A[i, i]
+
+
+@compiled
+def _implicit_lines(M, tau, qd, lines, h, out):
+    """The lines at the end of the step (:meth:`Motors.limit_implicit`) into ``out``. Active set S (the joints
+    on a sloped line), from the explicit clip at ω without the cap: solve (M + h D_e,S) q̈ = τ₀ on the joint
+    rows (the last J rows of M, the base's first), τ₀ the clip, or on S the line's value at ω, τ_s − D ω (or
+    −τ_s − D ω); τ_j = τ₀_j − h D_e,j q̈_j on S (D_e: the module docstring). A joint whose torque then lies beyond its line at the predicted
+    speed ω + h q̈ joins S and the solve is repeated (at most J + 1 times). Finally each torque on S is
+    bounded by the stall current and its command (past 2 ω_0 the line brakes whatever the command)."""
+    J = out.shape[0]
+    n = M.shape[0]
+    nb = n - J
+    stall, inv, inertia = lines[0], lines[2], lines[4]
+    # each joint's implicit damping: D = τ_s/ω_0, or, where its own inertia is known, the D_e with which a
+    # lone joint's step lands on the line's exact exponential, J/(J + h D_e) = (1 − e^−x)/x, x = h D/J
+    De = np.empty(J)
+    for j in range(J):
+        D = stall[j] * inv[j]
+        if inertia[j] > 0.0 and D > 0.0 and D < math.inf:
+            x = h * D / inertia[j]
+            De[j] = inertia[j] / h * (x / -math.expm1(-x) - 1.0)
+        else:
+            De[j] = D
+    side = np.zeros(J, np.int64)
+    base = np.empty(J)
+    for j in range(J):
+        s = stall[j]
+        t = tau[j]
+        if s == math.inf:
+            base[j] = t
+            continue
+        x = qd[j] * inv[j]
+        hi = s * min(1.0, 1.0 - x)
+        lo = -s * min(1.0, 1.0 + x)
+        base[j] = min(max(t, lo), hi)
+        if hi < lo:  # past 2 ω_0: the back-EMF's braking on the line, whatever the command
+            side[j] = 2 if x > 0.0 else -2
+        elif x > 0.0 and t >= hi:
+            side[j] = 1
+        elif x < 0.0 and t <= lo:
+            side[j] = -1
+    A = np.empty((n, n))
+    rhs = np.zeros(n)
+    qdd = np.empty(n)
+    for _ in range(J + 1):
+        for a in range(n):
+            for b in range(n):
+                A[a, b] = M[a, b]
+        for j in range(J):
+            rhs[nb + j] = base[j]
+            if side[j] != 0:
+                A[nb + j, nb + j] += h * De[j]
+        _spd_solve(A, rhs, qdd)
+        grew = False
+        for j in range(J):
+            if side[j] != 0:
+                out[j] = base[j] - h * De[j] * qdd[nb + j]
+                continue
+            out[j] = base[j]
+            s = stall[j]
+            if s == math.inf or inv[j] == 0.0:
+                continue
+            xp = (qd[j] + h * qdd[nb + j]) * inv[j]  # the predicted speed over ω_0
+            if xp > 0.0 and base[j] > s * (1.0 - xp):
+                side[j] = 1
+                base[j] = s * (1.0 - qd[j] * inv[j])
+                grew = True
+            elif xp < 0.0 and base[j] < -s * (1.0 + xp):
+                side[j] = -1
+                base[j] = -s * (1.0 + qd[j] * inv[j])
+                grew = True
+        if not grew:
+            break
+    for j in range(J):
+        s = stall[j]
+        if side[j] == 1:
+            out[j] = min(out[j], tau[j], s)
+        elif side[j] == -1:
+            out[j] = max(out[j], tau[j], -s)
+
+
 def limit_torque(tau, qd, stall_torque, no_load_speed, inertia=None, dt: float | None = None) -> np.ndarray:
     """Joint torques ``tau`` (J,) clipped to each joint's torque–speed line at speeds ``qd`` (J,)
     (module docstring). ``stall_torque``, ``no_load_speed`` and ``inertia`` are scalars or (J,)
@@ -161,8 +317,15 @@ class Motors:
             object.__setattr__(self, "inertia", J)
             jh = J / float(self.dt)
         object.__setattr__(self, "_j_over_h", jh)
-        object.__setattr__(self, "_lines", np.ascontiguousarray(np.stack([s, w, self._inv, jh])))
+        # rows: τ_s, ω_0, 1/ω_0, J/h (the explicit clip's), and J (0: unknown; the implicit lines' exact decay)
+        object.__setattr__(self, "_lines", np.ascontiguousarray(np.stack(
+            [s, w, self._inv, jh, np.zeros(s.shape) if self.inertia is None else self.inertia])))
         object.__setattr__(self, "_n", int(s.shape[0]))
+        # limit_implicit's screen: |(M⁻¹τ)_j| ≤ max_k (M⁻¹)_kk Σ|τ_k| (M⁻¹ positive definite), with (M⁻¹)_kk =
+        # 1/J_k at the loaded pose and a factor 2 for the poses where a joint's reflected inertia is lower
+        # (no inertia known: every step that has a line takes it implicitly)
+        object.__setattr__(self, "_reach", 2.0 / float(np.min(self.inertia)) if self.inertia is not None and s.size
+                           else math.inf)
 
     @classmethod
     def unlimited(cls, n_joints: int) -> "Motors":
@@ -187,6 +350,21 @@ class Motors:
                              f"got {tau.shape[0]} and {qd.shape[0]}")
         out = np.empty(n) if out is None else out
         _limit_packed(tau, qd, self._lines, out)
+        return out
+
+    def limit_implicit(self, tau: np.ndarray, qd: np.ndarray, h: float, mass_matrix) -> np.ndarray:
+        """``tau`` clipped to the lines taken at the end of the step (the module docstring, "The line taken
+        implicitly"), a new array. Where no joint can reach its sloped line within the step (a bound with
+        the joints' reflected inertias, :func:`_limit_screened`) this is :meth:`limit`, bit for bit, and the
+        mass matrix is not asked for; else the coupled implicit lines with ``mass_matrix()`` (the engine's
+        M, base rows first, the gears' inertia on their joints) and the step ``h``."""
+        n = self._n
+        if tau.shape[0] != n or qd.shape[0] != n:
+            raise ValueError(f"tau: one torque per joint ({n}) and a speed for each, "
+                             f"got {tau.shape[0]} and {qd.shape[0]}")
+        out = np.empty(n)
+        if _limit_screened(tau, qd, self._lines, out, self._reach * h):
+            _implicit_lines(np.ascontiguousarray(mass_matrix(), dtype=float), tau, qd, self._lines, float(h), out)
         return out
 
     def bounds(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,7 @@ from lab.core.engine import connect, pb, quiet_stdout
 
 from lab.core.actuators import Motors
 from lab.core.errors import Diverged, LabError
-from lab.core.kernels import contact_rows, forward_kinematics, snapshot
+from lab.core.kernels import articulated_mass, contact_rows, forward_kinematics, snapshot
 from lab.core.wrench import Wrench
 from lab.core.state import BodyState, ModelInfo, RobotState
 
@@ -56,6 +56,12 @@ class EngineOptions:
     forward_kinematics: bool = True  # getLinkStates(computeForwardKinematics=1): current link frames
     link_damping: float = 0.0  # linear and angular damping of every robot link (Bullet's default: 0.04)
     inertia_from_file: bool = True  # URDF_USE_INERTIA_FROM_FILE (else Bullet derives it from collision shapes)
+    # the motors' torque–speed lines taken at the end of the step with the mass matrix (stable at any step, a
+    # lone joint on its exact exponential: lab.core.actuators, "The line taken implicitly"); off: the explicit
+    # clip with the one-step cap. Off for the scenarios so far: it moves the three multi-module tracked climbs,
+    # whose arm and drive lines (T = 0.8 and 0.1 ms) are stiffer than their 1 ms step (docs/benchmarks.md);
+    # the v2 environments turn it on per World (lab.envs)
+    implicit_motor_lines: bool = False
 
 
 @functools.lru_cache(maxsize=32)
@@ -144,6 +150,11 @@ class World:
         self.gui = gui
         self.options = type(self).options  # the options in force when this world was made
         self._fk = int(self.options.forward_kinematics)
+        # the motors' lines at the end of the step (lab.core.actuators): EngineOptions', set per World by the
+        # environments (on for the v2 ids, off for v1, as published)
+        self.implicit_motor_lines = bool(self.options.implicit_motor_lines)
+        self._lines_state: RobotState | None = None  # the snapshot World.apply's motor lines predict from
+        self._lines_compiled: bool | None = None  # their mass matrix from the compiled pass (decided at first use)
         self.client = connect(gui)
         self.dt = float(dt)
         self.gravity = float(gravity)
@@ -489,6 +500,7 @@ class World:
     def fix_base(self) -> None:
         """Make the robot's base static (mass 0 in the engine): an exact weld of the base link."""
         self.client.changeDynamics(self.robot, -1, mass=0.0)
+        self._lines_compiled = None  # the motors' lines: the engine's M has no base rows now
 
     def weld_base_constraint(self) -> int:
         """Weld the robot's base to the world where it is with a JOINT_FIXED constraint (soft: the
@@ -617,6 +629,34 @@ class World:
         self._prev = state
         return state
 
+    def _lines_mass(self) -> np.ndarray:
+        """The mass matrix the motors' implicit lines predict with (World.apply, only on a step that puts a
+        joint on its line): the snapshot's own M where it carries one; else, for a floating base in the
+        compiled pass, the compiled one from the snapshot's poses (:func:`lab.core.kernels.articulated_mass`:
+        the base's coordinates differ from the engine's, which leaves the joint block of M⁻¹, all the lines
+        read, unchanged; ~3 µs against calculateMassMatrix's ~10); else the engine's at its q. The gears'
+        inertia on their joints, as the snapshot's."""
+        state = self._lines_state
+        M = state.M
+        if M is not None:
+            return M
+        J = self.n_joints
+        if self._lines_compiled is None:  # decided once: the engine's M has the free base's 6 rows
+            self._lines_compiled = (self._snap_tables is not None and state.flat is not None
+                                    and self.mass_matrix(state.q).shape[0] == 6 + J)
+        if self._lines_compiled:
+            M = state.M_u  # built from this snapshot by a force law already (the velocity-level friction)
+            if M is None:
+                M = articulated_mass(state.p_W, state.R_WB, self._snap_tables[0], self._snap_tables[1])
+            elif self._gear_inertia is not None:
+                M = M.copy()  # the law's, left as it built it
+        else:
+            M = self.mass_matrix(state.q)
+        if self._gear_inertia is not None:
+            k = np.arange(M.shape[0] - J, M.shape[0])
+            M[k, k] += self._gear_inertia
+        return M
+
     def _fill_mass_matrix(self, state: RobotState) -> None:
         """``state.M``: the engine's mass matrix at the snapshot's q plus the gears' inertia on their joints."""
         M = state.M = self.mass_matrix(state.q)
@@ -703,7 +743,11 @@ class World:
         torques applied (what the energy ledger books), or None when ``tau`` was None."""
         b = self.robot
         if tau is not None and self.n_joints:
-            tau = self.motors.limit(np.asarray(tau, dtype=float), state.qd)
+            if self.implicit_motor_lines:
+                self._lines_state = state
+                tau = self.motors.limit_implicit(np.asarray(tau, dtype=float), state.qd, self.dt, self._lines_mass)
+            else:
+                tau = self.motors.limit(np.asarray(tau, dtype=float), state.qd)
             self._pb_motor_array(b, self._joint_ids, TORQUE_CONTROL, forces=tau.tolist())
         if wrench is None:
             return tau
