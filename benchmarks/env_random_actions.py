@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", help="ids containing one of these words")
     ap.add_argument("--out", help="write the results as JSON here")
     a = ap.parse_args(argv)
-    ids = [i for i, (sc, _) in lab.envs.IDS.items() if sc is not None]
+    ids = [i for i, (sc, *_) in lab.envs.IDS.items() if sc is not None]
     if a.only:
         ids = [i for i in ids if any(w in i for w in a.only)]
     print(f"load before: {os.getloadavg()}", flush=True)

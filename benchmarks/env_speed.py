@@ -78,7 +78,7 @@ def main(argv=None) -> int:
     ap.add_argument("--out", help="write the results as JSON here")
     a = ap.parse_args(argv)
     rows = []
-    for env_id, (scenario, base) in lab.envs.IDS.items():
+    for env_id, (scenario, base, *_) in lab.envs.IDS.items():
         if scenario is None or not any(w in env_id for w in a.only):
             continue
         time_run(scenario, base, 0.05), time_env(env_id, 0.05, "zero")  # warm-up: kernels compiled, caches

@@ -60,6 +60,11 @@ Episode end
   return a 10 s episode can earn: 1000 steps at 10 cm/s is 100) and ``info["diverged"]`` says why;
   the observation is the last finite one. For the tracked robot also a body turned over (its up
   axis below −0.5 g: 120° tilt). ``reward=`` and ``terminate=`` take your own callables.
+* **truncated, unstable** — the run-time chatter check every ``lab run`` has (:mod:`lab.core.instability`:
+  a joint's applied torque changing sign on 50 engine steps running, e.g. a servo beyond its step bound)
+  trips: the episode ends **truncated** (a numerical artefact, not the task's outcome, so no penalty and
+  no terminal value), the step's reward as usual, ``info["unstable"]`` says why; ``reset()`` next. (The
+  check's ledger half does not run here: the environment books only the motors' work.)
 * **truncated** — at ``sim.duration`` (shorten it with ``overrides={"sim.duration": 10}``): after
   ``max_steps`` = duration / ``dt`` steps, which the registered ids also state as their spec's
   ``max_episode_steps`` (so Gymnasium's ``TimeLimit`` truncates at the same step and monitors see it;
@@ -82,8 +87,21 @@ Time
 ``step()`` advances (``control_dt`` rounded to a whole number of engine steps); ``metadata["render_fps"]``
 is 1/``dt``, the rate at which rendered frames play back in real time.
 
+Motors (``motor_lines``)
+-----------------------
+``"implicit"`` (default; the v2 ids): the motors' torque–speed lines taken at the end of each engine step
+with the mass matrix (:mod:`lab.core.actuators`, "The line taken implicitly"; a lone joint on the line's
+exact exponential): stable at any step,
+so the v2 ids run their physics at 5 ms (the snakes; 2 ms the eel and the tracked robot). ``"explicit"`` (the v1 ids, as published):
+the explicit clip with the one-step cap, stable only while the coupled joints' line time constant is
+not much shorter than the step (the flagship's joints under full random torques reached 6.9 ω_0 at 5 ms).
+
 Version history
 ---------------
+* v2: the motors' lines implicit (``motor_lines="implicit"``) and the physics step coarser: 5 ms for
+  ``SnakeCreeping`` and ``SnakeDrag`` (2 engine steps per 10-ms action instead of 10), 2 ms for
+  ``TrackedClimb`` and ``TrackedStairs`` (1 ms in v1), the eel's 2 ms unchanged; an episode whose
+  chatter check trips ends truncated with ``info["unstable"]`` (v1 too: before, the check did not run).
 * v1: the joints' motors (torque–speed lines, :mod:`lab.core.actuators`) enforced by the World; the
   tracked ids with Table 1's line (``robot.motor_speed_line = true``); a divergence ends the episode
   with ``−divergence_penalty`` (v0: reward 0); ``action_mode="position"``; ``render_mode="human"``;
@@ -106,12 +124,14 @@ from gymnasium import spaces
 
 from lab.controllers.base import Controller
 from lab.controllers.servo import SERVOS, angle_error, stable_pd
-from lab.core.errors import Diverged
+from lab.core.errors import Diverged, Unstable
+from lab.core.kernels import abs_power2
 
 CONTROL_DT = 0.01  # s: default action period, 10 engine steps at the lab's 1 ms
 DIVERGENCE_PENALTY = 100.0  # the reward of a step whose simulation diverged is −this (see the docstring)
 SERVO_ANGLE = 0.25  # rad: the position servo's angle error that commands the stall torque (k_p = τ_s/this)
 ACTION_MODES = ("torque", "position")
+MOTOR_LINES = ("implicit", "explicit")
 
 
 @dataclass(frozen=True)
@@ -173,8 +193,8 @@ class Ledger:
         self.work = 0.0
 
     def on_step(self, state, tau, parts, new) -> None:
-        if tau is not None:
-            self.work += float(np.abs(tau * (state.qd + new.qd)).sum()) * 0.5 * self.dt
+        if tau is not None:  # np.abs(tau * (q̇ + q̇₊)).sum(), to the bit, in one compiled call
+            self.work += abs_power2(tau, state.qd, new.qd) * 0.5 * self.dt
 
 
 class Policy(Controller):
@@ -260,7 +280,8 @@ class LabEnv(gym.Env):
     def __init__(self, scenario: Any = "snake_passive_creeping", overrides=None, control_dt: float | None = None,
                  reward: Callable | None = None, terminate: Callable | None = None, render_mode: str | None = None,
                  render_size: tuple[int, int] = (640, 480), action_mode: str = "torque",
-                 divergence_penalty: float = DIVERGENCE_PENALTY, base_overrides=None, servo: str = "implicit_pd"):
+                 divergence_penalty: float = DIVERGENCE_PENALTY, base_overrides=None, servo: str = "implicit_pd",
+                 motor_lines: str = "implicit"):
         from lab.api import load_scenario
 
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -284,6 +305,9 @@ class LabEnv(gym.Env):
         if servo not in SERVOS:
             raise ValueError(f"servo: must be one of {SERVOS}, got {servo!r}")
         self.servo = servo
+        if motor_lines not in MOTOR_LINES:
+            raise ValueError(f"motor_lines: must be one of {MOTOR_LINES}, got {motor_lines!r}")
+        self.motor_lines = motor_lines
         self.render_mode = render_mode
         self.render_size = (int(render_size[0]), int(render_size[1]))
         self.metadata = {**self.metadata, "render_fps": round(1.0 / self.control_dt)}
@@ -350,6 +374,7 @@ class LabEnv(gym.Env):
             self.sim = Simulation(sc, controller=make_policy, recorder=lambda w: Ledger(w.dt))
         else:  # only the loaded robot (the spaces need its joints, links and motors)
             self.sim = Simulation(sc)
+        self.sim.world.implicit_motor_lines = self.motor_lines == "implicit"
         return self.sim.world
 
     def _start_episode(self) -> None:
@@ -358,6 +383,7 @@ class LabEnv(gym.Env):
         self.policy = sim.controller
         self.ledger = sim.recorder
         self.state = w.read_state()
+        sim.watch.on_start(sim.view, self.state)
         self.com0_W = self.state.com_W.copy()
         self.steps = 0
         self._dead = False
@@ -410,6 +436,10 @@ class LabEnv(gym.Env):
         from lab.api import LabTypeError, LabValueError
 
         n = self.act_limit.size
+        if type(action) is np.ndarray and action.shape == (n,) and action.dtype.kind == "f":  # the usual: checks in 3 calls
+            a = action.astype(float)
+            if math.isfinite(a.sum()):  # else (a NaN, an inf, or a sum that overflows) the full checks below
+                return np.minimum(np.maximum(a, -1.0, out=a), 1.0, out=a)
         try:
             raw = np.asarray(action)
             if raw.dtype.kind not in "biuf":  # strings, objects, complex: not a torque
@@ -430,19 +460,27 @@ class LabEnv(gym.Env):
 
             raise LabValueError("env.step", "the environment is closed; make a new one (gymnasium.make)")
         if self._dead:
-            raise RuntimeError("the episode has ended (diverged): call reset()")
+            raise RuntimeError("the episode has ended (diverged or unstable): call reset()")
         self.policy.set_action(self._action(action))
         sim, prev = self.sim, self.state
         state, info = prev, {}
         self.ledger.work = 0.0
         scene, gui = self._scene, self._gui
+        watch, w = sim.watch, sim.world
+        unstable = None
         try:
             for _ in range(self.frame_skip):
+                pre = state
                 state, applied = sim.step(state)  # the runner's step: laws, World.apply (motors), engine, checks
                 if scene is not None:
-                    scene.update(sim.world.steps, state, applied)
+                    scene.update(w.steps, state, applied)
                 if gui is not None:
                     self._gui_step(state, applied)
+                try:  # the run-time chatter check every lab run has (lab.core.instability)
+                    watch.on_step(w.steps - 1, pre, sim._tau, sim._parts, state)
+                except Unstable as exc:  # a numerical artefact, not the task's end: truncated, with the cause
+                    unstable = exc
+                    break
         except Diverged as exc:
             self._dead = True
             info["diverged"] = str(exc)
@@ -452,7 +490,10 @@ class LabEnv(gym.Env):
         power = self.ledger.work / (state.t - prev.t)
         reward = float(self.reward_fn(self, prev, state, power))
         terminated = bool(self.terminate_fn(self, state)) if self.terminate_fn is not None else False
-        truncated = self.steps >= self.max_steps and not terminated
+        truncated = (self.steps >= self.max_steps or unstable is not None) and not terminated
+        if unstable is not None:
+            self._dead = True
+            info["unstable"] = str(unstable)
         self._last_obs = self._observe(state)
         info.update(t=state.t, power=power)
         return self._last_obs.copy(), reward, terminated, truncated, info

@@ -37,7 +37,7 @@ def test_registered_and_passes_the_checker(env_id):
 
 
 def test_old_ids_name_the_new_version():
-    with pytest.raises(gym.error.DeprecatedEnv, match="lab/SnakeCreeping-v1"):
+    with pytest.raises(gym.error.DeprecatedEnv, match="lab/SnakeCreeping-v2"):
         gym.make("lab/SnakeCreeping-" + "v0")
 
 
@@ -63,7 +63,8 @@ def test_same_torques_same_states_as_the_runner(name, overrides):
     """The laws act exactly as in `lab run`: one torque sequence through the env and through the
     runner's Simulation.run gives bit-identical states."""
     K = 25
-    env = LabEnv(name, {**overrides, "sim.duration": 1.0})
+    # the explicit motor lines, as the scenarios run them (the v2 ids' implicit lines: tests/library/test_actuators.py)
+    env = LabEnv(name, {**overrides, "sim.duration": 1.0}, motor_lines="explicit")
     sc = env.scenario
     rng = np.random.default_rng(7)
     # a tenth of the stall torque: gentle enough for the runner's replay to stay a fair comparison (full
@@ -219,7 +220,7 @@ def test_render_rgb_array():
 
 # ------------------------------------------------------------------------------- motors and action modes
 @pytest.mark.slow  # 17–33 s per id on this loaded 2-core machine
-@pytest.mark.parametrize("env_id", sorted(i for i, (sc, _) in lab.envs.IDS.items() if sc is not None))
+@pytest.mark.parametrize("env_id", sorted(i for i, (sc, *_) in lab.envs.IDS.items() if sc is not None))
 def test_random_actions_do_not_diverge(env_id):
     """A smaller run of benchmarks/env_random_actions.py: 20 episodes of 0.3 s (v0's blow-ups came at
     0.16–0.71 s, its eel's in every episode) at full random torques: none diverges, and no actuated joint
@@ -243,6 +244,71 @@ def test_random_actions_do_not_diverge(env_id):
     finally:
         env.close()
     assert worst < 5.0  # measured over 1000 episodes: 1.9 (snakes), 3.1 (eel), see docs/environments.md
+
+
+def _worst_joint_speed(env, episodes: int) -> float:
+    """The largest |q̇_j|/ω0 over ``episodes`` episodes of full random torques (as the test above)."""
+    u = env.unwrapped
+    J = len(u.joint_names)
+    rng = np.random.default_rng(1)
+    worst = 0.0
+    for ep in range(episodes):
+        env.reset(seed=ep)
+        done = False
+        while not done:
+            obs, r, term, trunc, info = env.step(rng.uniform(-1, 1, env.action_space.shape).astype(np.float32))
+            worst = max(worst, float(np.max(np.abs(obs[J:2 * J][u.act_index]) / u.no_load)))
+            done = term or trunc
+    return worst
+
+
+@pytest.mark.slow  # ~3 s
+def test_explicit_lines_let_coupled_joints_run_away():
+    """The fault the v2 ids' implicit motor lines remove: at their 5 ms step, with the explicit lines and the
+    one-step cap (v1's motors), the flagship's coupled joints run past 5 ω0 under full random torques (6.9
+    measured); each joint's cap holds it alone, not the chain's modes together. The same episodes with the
+    implicit lines (the id as registered) stay within 1.6 ω0 (the test above)."""
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 0.3}, motor_lines="explicit")
+    try:
+        assert _worst_joint_speed(env, 20) > 5.0
+    finally:
+        env.close()
+
+
+def test_v1_ids_keep_their_published_step_and_motors():
+    """Gymnasium's convention: a behaviour change is a new version. v1 runs its published step with the
+    explicit lines; v2 the coarser step with the implicit ones."""
+    for name, dt1, dt2 in (("SnakeCreeping", 0.001, 0.005), ("Eel", 0.002, 0.002), ("TrackedClimb", 0.001, 0.002)):
+        for version, dt, lines in (("v1", dt1, "explicit"), ("v2", dt2, "implicit")):
+            env = gym.make(f"lab/{name}-{version}")
+            try:
+                u = env.unwrapped
+                assert (u.scenario.sim.dt, u.motor_lines, u.sim.world.implicit_motor_lines) == (
+                    dt, lines, lines == "implicit")
+                assert u.dt == pytest.approx(0.01)  # the same 10-ms action either way
+            finally:
+                env.close()
+
+
+def test_an_unstable_step_ends_the_episode_truncated():
+    """The run-time chatter check (lab.core.instability) runs in an episode: when it trips, the episode ends
+    truncated (a numerical artefact, no penalty) with info["unstable"]; reset() is next. Shown by a policy
+    whose torque flips sign every engine step (control_dt = dt), which the check must catch after 50."""
+    env = LabEnv("snake_passive_creeping", {"sim.duration": 1.0, "sim.dt": 0.005}, control_dt=0.005)
+    env.reset(seed=0)
+    a = np.full(9, 0.5, dtype=np.float32)
+    for k in range(100):
+        obs, r, term, trunc, info = env.step(a if k % 2 else -a)
+        if trunc:
+            break
+    assert trunc and not term and "changed sign" in info["unstable"] and np.isfinite(r)
+    assert 49 <= k <= 52
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(a)
+    env.reset(seed=1)  # a new episode starts the check afresh
+    obs, r, term, trunc, info = env.step(a)
+    assert not trunc and "unstable" not in info
+    env.close()
 
 
 def test_a_divergence_ends_the_episode_with_the_penalty():

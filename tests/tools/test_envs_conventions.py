@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_each_ids_spec_holds_the_episode_length_of_its_scenario():
     """max_episode_steps · dt is the scenario's sim.duration for every fixed id (10 ms control step);
     lab/Scenario-v1, whose scenario is chosen at make(), gets its length from lab.envs.make."""
-    for env_id, (scenario, base) in lab.envs.IDS.items():
+    for env_id, (scenario, base, *_) in lab.envs.IDS.items():
         spec = gym.spec(env_id)
         if scenario is None:
             assert spec.max_episode_steps is None
