@@ -92,15 +92,15 @@ Motors (``motor_lines``)
 ``"implicit"`` (default; the v2 ids): the motors' torque–speed lines taken at the end of each engine step
 with the mass matrix (:mod:`lab.core.actuators`, "The line taken implicitly"; a lone joint on the line's
 exact exponential): stable at any step,
-so the v2 ids run their physics at 5 ms (the snakes; 2 ms the eel and the tracked robot). ``"explicit"`` (the v1 ids, as published):
+so the v2 ids run their physics at 5 ms (the snakes, the eel; 2 ms the tracked robot). ``"explicit"`` (the v1 ids, as published):
 the explicit clip with the one-step cap, stable only while the coupled joints' line time constant is
 not much shorter than the step (the flagship's joints under full random torques reached 6.9 ω_0 at 5 ms).
 
 Version history
 ---------------
 * v2: the motors' lines implicit (``motor_lines="implicit"``) and the physics step coarser: 5 ms for
-  ``SnakeCreeping`` and ``SnakeDrag`` (2 engine steps per 10-ms action instead of 10), 2 ms for
-  ``TrackedClimb`` and ``TrackedStairs`` (1 ms in v1), the eel's 2 ms unchanged; an episode whose
+  ``SnakeCreeping`` and ``SnakeDrag`` (2 engine steps per 10-ms action instead of 10) and ``Eel`` (2 ms in
+  v1), 2 ms for ``TrackedClimb`` and ``TrackedStairs`` (1 ms in v1); an episode whose
   chatter check trips ends truncated with ``info["unstable"]`` (v1 too: before, the check did not run).
 * v1: the joints' motors (torque–speed lines, :mod:`lab.core.actuators`) enforced by the World; the
   tracked ids with Table 1's line (``robot.motor_speed_line = true``); a divergence ends the episode

@@ -278,7 +278,7 @@ def test_explicit_lines_let_coupled_joints_run_away():
 def test_v1_ids_keep_their_published_step_and_motors():
     """Gymnasium's convention: a behaviour change is a new version. v1 runs its published step with the
     explicit lines; v2 the coarser step with the implicit ones."""
-    for name, dt1, dt2 in (("SnakeCreeping", 0.001, 0.005), ("Eel", 0.002, 0.002), ("TrackedClimb", 0.001, 0.002)):
+    for name, dt1, dt2 in (("SnakeCreeping", 0.001, 0.005), ("Eel", 0.002, 0.005), ("TrackedClimb", 0.001, 0.002)):
         for version, dt, lines in (("v1", dt1, "explicit"), ("v2", dt2, "implicit")):
             env = gym.make(f"lab/{name}-{version}")
             try:
