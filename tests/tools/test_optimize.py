@@ -337,11 +337,14 @@ def _start(cmd: list[str], err: Path) -> subprocess.Popen:
                                 start_new_session=True)
 
 
-def _wait_rows(out: Path, n: int, proc: subprocess.Popen, err: Path, timeout: float = 240) -> None:
+def _wait_done(out: Path, n: int, proc: subprocess.Popen, err: Path, timeout: float = 240) -> None:
+    """Until events.log holds ``n`` "done" lines. Not the rows: a run's row is written before its "done"
+    line, so a kill between the two (it happened at load 9) leaves a row the audit below does not count."""
     t0 = time.monotonic()
-    while len(list((out / "rows").glob("*.json"))) < n if (out / "rows").is_dir() else True:
+    log = out / "events.log"
+    while sum(1 for e in (_events(out) if log.is_file() else []) if e[1:2] == ("done",)) < n:
         assert proc.poll() is None, err.read_text()
-        assert time.monotonic() - t0 < timeout, "no rows in time"
+        assert time.monotonic() - t0 < timeout, "no finished runs in time"
         time.sleep(0.05)
 
 
@@ -354,7 +357,7 @@ def test_killed_or_interrupted_study_resumes_with_every_trial_told_once(tmp_path
     err = tmp_path / "first.err"
     proc = _start(cmd, err)
     try:
-        _wait_rows(out, 2, proc, err)
+        _wait_done(out, 2, proc, err)
         os.killpg(proc.pid, sig)
         proc.wait(timeout=120)
         t0 = time.monotonic()
