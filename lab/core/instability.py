@@ -69,7 +69,10 @@ def servo_step_bound(M_eff: np.ndarray, kp, kd, servo: str = "explicit") -> floa
     a = k_p h²/D, b = k_d h/D, so a + 2b < 4 gives h < (√(k_d² + 4 k_p μ) + k_d)/k_p — the explicit bound
     plus 2 k_d/k_p (1.26 ms for the unified servo, 101 ms for the flagship's).
     ``"implicit_pd"`` (the stiffness at the next state too, D = μ + h k_d + h² k_p): a + b < 1 at every
-    h, no bound (inf).
+    h, no bound (inf). ``"implicit_p"`` (a PI speed loop, lab.papers.hu2013_tracked.controllers: the
+    damping k_d = the loop's k_p at the next state, predicted from it alone; the stiffness k_p = the
+    loop's k_i, its integral, at this state and left out of the prediction): a = k_p h²/μ, b = k_d h/D
+    with D = μ + h k_d, so b < 1 and a + 2b < 4 holds to between √(2μ/k_p) and 2√(μ/k_p).
     With gains proportional across joints the modes decouple in the generalised eigenproblem
     K_d v = λ M_eff v and the lightest mode μ = 1/λ_max bounds the step (a and b grow as μ falls);
     non-proportional gains take k_p at its largest ratio to k_d (a conservative estimate).
@@ -94,17 +97,22 @@ def servo_step_bound(M_eff: np.ndarray, kp, kd, servo: str = "explicit") -> floa
     mu = 1.0 / float(np.linalg.eigvalsh(s[:, None] * Minv * s[None, :]).max())  # 1/λ_max(K_d^½ M⁻¹ K_d^½)
     if servo == "explicit":
         return 2.0 * mu if kp_m <= 0 else (math.sqrt(1.0 + 4.0 * kp_m * mu) - 1.0) / kp_m
-    if servo not in ("stable_pd", "implicit_damping"):
-        raise ValueError(f"servo: must be one of explicit, implicit_damping, stable_pd, implicit_pd; got {servo!r}")
+    if servo not in ("stable_pd", "implicit_damping", "implicit_p"):
+        raise ValueError("servo: must be one of explicit, implicit_damping, stable_pd, implicit_pd, implicit_p; "
+                         f"got {servo!r}")
     if kp_m <= 0:
         return math.inf
     if servo == "implicit_damping":  # k_p h² + 2 k_d h < 4(μ + k_d h): the explicit bound plus 2 k_d/k_p
         return (math.sqrt(1.0 + 4.0 * kp_m * mu) + 1.0) / kp_m
 
-    def stable(h: float) -> bool:  # Tan's form: a = k_p h²/D, b = a + k_d h/D
+    def stable(h: float) -> bool:
         D = mu + h
-        a = kp_m * h * h / D
-        b = a + h / D
+        if servo == "implicit_p":  # the stiffness explicit on μ, the damping at the next state
+            a = kp_m * h * h / mu
+            b = h / D
+        else:  # Tan's form: a = k_p h²/D, b = a + k_d h/D
+            a = kp_m * h * h / D
+            b = a + h / D
         return a + 2.0 * b < 4.0 and b < 2.0
 
     lo, hi = 0.0, 1.0 / kp_m  # a bracket: doubled until unstable (a grows without bound with h)

@@ -44,7 +44,7 @@ from lab.papers.hu2013_tracked.model.params import DriveLimits
 from lab.core.state import ModelInfo, RobotState
 from lab.core.fields import Validated, choice, info, num
 from lab.controllers.base import Controller, register_controller
-from lab.controllers.servo import Servo, predict_qdd, servo_field
+from lab.controllers.servo import predict_qdd
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
 TWO_PI_3 = 2 * math.pi / 3
@@ -130,7 +130,13 @@ class TrackedClimbParams(DriveLimits, Validated):
     kp_motor: float = num(3e-6, ge=0, le=1e5, doc="motor speed loop (differential), proportional")
     ki_motor: float = num(2.5e-4, ge=0, le=1e5, doc="motor speed loop (differential), integral")
     log_every: int = num(5, ge=1, le=1000, unit="steps", doc="log a step for the run metrics every n steps")
-    servo: Servo = servo_field()
+    servo: ClimbServo = choice(
+        "implicit_p", doc="how the PI speed loops are stepped (lab.controllers.servo): 'implicit_p' the proportional "
+                          "term at the next state of the engine's step, predicted from it alone, the integral (which "
+                          "holds the load) at this state; 'implicit_damping' as the PD servos' form, the integral in "
+                          "the prediction too (the results before 2026-11-27: it cuts the loop's whole output by "
+                          "M/(M + h k_p) under a load, and the arm's by 4.6x at 4 ms); 'stable_pd', 'implicit_pd' "
+                          "as the PD servos'; 'explicit' at this state")
 
     def servo_gains(self, joint_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
         """(K_p, K_d) per joint of the speed loops, for the step bound: a PI on a joint's speed error is a
@@ -144,6 +150,9 @@ class TrackedClimbParams(DriveLimits, Validated):
                 kp[joint_names.index(name)], kd[joint_names.index(name)] = p, d
         return kp, kd
     arm_stop: float = info(3.1, unit="rad", doc="the arm's travel per climb from the face the flip began on")
+
+
+ClimbServo = Literal["implicit_p", "explicit", "implicit_damping", "stable_pd", "implicit_pd"]
 
 
 class _PI:
@@ -423,9 +432,17 @@ class TrackedClimb(Controller):
     def _speed_loops(self, state: RobotState, arm_err: float | None, drive_err: float) -> tuple[float, float]:
         """The arm's (None: off) and the drive's PI speed loops, stepped as ``servo`` says
         (:mod:`lab.controllers.servo`): the proportional terms act on the speed error one step on, err − h q̈,
-        q̈ from (M + h K_d) q̈ = the loops' unclamped outputs (K_d = each loop's k_p on its joint). The
-        integral keeps its explicit convention i⁺ = i + h·err in ``implicit_damping`` and ``stable_pd``
-        (one form here: the PI's angle error already includes h·err, Tan's q + h q̇); ``implicit_pd`` also
+        q̈ from (M + h K_d) q̈ = the loops' proportional terms k_p err (``implicit_p``) or their unclamped
+        outputs k_p err + k_i i⁺ (``implicit_damping``, ``stable_pd``; K_d = each loop's k_p on its joint).
+        The prediction leaves out gravity and the contacts (Tan 2011); under a steady load the integral is
+        what balances them, so keeping it in the prediction (``implicit_damping``) predicts an acceleration
+        that does not happen and scales the loop's whole output, integral included, by M/(M + h k_p)
+        (the arm, M ≈ 0.023 kg·m²: 0.53 at 1 ms, 0.36 at 2 ms, 0.22 at 4 ms, where its clamped integral
+        then caps the arm at 4.9 N·m, below the 5.3 N·m the flip needs: the robot stalls at the riser).
+        ``implicit_p`` keeps the integral at full strength, so a loaded joint's steady state is the
+        continuous loop's at any step; its stiffness (k_i) is then explicit, stable to ~√(2M/k_i) (11 ms
+        for the arm; lab.core.instability.servo_step_bound). The integral keeps its explicit convention
+        i⁺ = i + h·err (the PI's angle error already includes h·err, Tan's q + h q̇); ``implicit_pd`` also
         takes it at the next state, i⁺ − h² q̈, with (M + h K_d + h² K_i) q̈."""
         dt = self.dt
         servo = self.params.servo
@@ -433,13 +450,17 @@ class TrackedClimb(Controller):
             tau_arm = 0.0 if arm_err is None else self.arm_pi(arm_err, dt)
             return tau_arm, self.drive_pi(drive_err, dt)
         implicit = servo == "implicit_pd"
+        p_only = servo == "implicit_p"
         n = self.model.n_joints
         k, u = np.zeros(n), np.zeros(n)
         ja, jd = self.j_arm, self.j_drive
         loops = [(jd, self.drive_pi, drive_err)] + ([] if arm_err is None else [(ja, self.arm_pi, arm_err)])
         for j, pi, err in loops:
             k[j] = pi.kp + (dt * pi.ki if implicit else 0.0)
-            u[j] = pi.unsaturated(err, dt)
+            # implicit_p: the integral balances the load (the arm lifting the body, the belt pushing on the
+            # riser) that the prediction leaves out, so it is left out too: the prediction is the
+            # proportional term's alone, and a loaded joint gets its whole output at any step
+            u[j] = pi.kp * err if p_only else pi.unsaturated(err, dt)
         h_qdd = dt * predict_qdd(state.M, k, u, dt)
         tau_arm = 0.0 if arm_err is None else self.arm_pi(arm_err, dt, float(h_qdd[ja]), implicit)
         return tau_arm, self.drive_pi(drive_err, dt, float(h_qdd[jd]), implicit)
