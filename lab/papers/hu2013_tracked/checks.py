@@ -16,7 +16,8 @@ so that both sides end at the same event.)
    engine pivots on the edge while its pulley drags, a lower path) within the measured band; D, the
    sliding cost the lossless model has not, is reported. The motor's total work is compared two-sided
    only against a no-slip variant of the engine run (``arena.friction`` = NOSLIP_FRICTION: the belt
-   holds on the step, the model's assumption), within a measured tolerance;
+   holds on the step, the model's assumption), within a measured tolerance, from h = NOSLIP_MIN_H (below
+   it the flush start jams the independent loops: reported);
 3. the largest height climbed (every lower rung climbed too) ≥ 0.17 m, the paper's experiment; the
    note says which assumption of the paper's 0.195 m limit the engine escapes when it climbs higher;
 4. results, not pass/fail: the smooth belt's (``robot.cleats = false``) largest height;
@@ -49,6 +50,13 @@ ARM_SPEEDS = (0.5, 0.3)
 LADDER = (0.17, 0.195, 0.21, 0.22)
 SMOOTH_LADDER = (0.05, 0.10, 0.15, 0.17)
 NOSLIP_FRICTION = 5.0  # arena.friction of the no-slip variant: μ = 4 with the belt's 0.8
+NOSLIP_MIN_H = 0.075  # m: below this the no-slip work is reported, not judged. On a 5-cm step the edge meets the
+# front pulley's top and, with μ = 4, holds the belt at the flush start against the independent loops' commanded
+# track speed: both outputs saturate (peak 34–35 mN·m against the model's 8.8) and the work moves 8–13 % per
+# halving of the step (6.90, 7.47, 8.43 mN·m·rad at 2, 1, 0.5 ms, the model 4.95). It did not converge before
+# issue 34's step change either (19, 27, 29 % at 1, 0.5, 0.25 ms), and with the gears solved to convergence
+# (300 iterations, 0.5 ms) that robot jammed and did not climb; at 0.10 and 0.15 m the work converges (1.8 %
+# and 1 % from 2 to 0.5 ms)
 DIFF_H = 0.10  # the differential's riser
 DIFF_SLIDING = ((0.8, 0.8), (1.6, 0.3), (0.5, 0.0))  # (μ_g, μ_w): the belt slides before the rear lifts
 DIFF_BASE = ["controller.mode=differential", "robot.track_friction=1", "sim.duration=20"]
@@ -167,12 +175,17 @@ def step_climb(overrides) -> dict[str, Figure]:
         m = r.metrics
         rel_w = abs(m["climb.climb_work_J"] - W_mod) / abs(W_mod)
         led = from_metrics(m)
+        note = (f"μ = {NOSLIP_FRICTION * sc.robot.track_friction:g} on the step: the motor's work over the climb "
+                f"window, (∫τ_arm dθ + ∫τ_p dψ)/(i0 i1), engine {m['climb.climb_work_J'] * 1e3:.2f} vs model "
+                f"{W_mod * 1e3:.2f} mN·m·rad; belt slip over the edge {m['climb.edge_slip_m'] * 100:.1f} cm"
+                + (f", D = {led.dissipated:.2f} J of W = {led.work:.2f} J" if led is not None else ""))
+        if h < NOSLIP_MIN_H:  # the flush start's fight: a result, not a criterion (NOSLIP_MIN_H says why)
+            figs[f"noslip.h{h:.2f}.work_rel"] = Figure(
+                float(rel_w), 0.0, True, f"result, not a criterion (not converged in the step: see NOSLIP_MIN_H): {note}; "
+                f"peak motor torque {m['climb.peak_climb_torque_Nm'] * 1e3:.1f} mN·m")
+            continue
         figs[f"noslip.h{h:.2f}.work_rel"] = Figure.at_most(
-            rel_w if np.isfinite(rel_w) else math.inf, tol("climb.noslip_work_rel"),
-            f"μ = {NOSLIP_FRICTION * sc.robot.track_friction:g} on the step: the motor's work over the climb "
-            f"window, (∫τ_arm dθ + ∫τ_p dψ)/(i0 i1), engine {m['climb.climb_work_J'] * 1e3:.2f} vs model "
-            f"{W_mod * 1e3:.2f} mN·m·rad; belt slip over the edge {m['climb.edge_slip_m'] * 100:.1f} cm"
-            + (f", D = {led.dissipated:.2f} J of W = {led.work:.2f} J" if led is not None else ""))
+            rel_w if np.isfinite(rel_w) else math.inf, tol("climb.noslip_work_rel"), note)
     # the largest height, default cleats
     h_max, notes = ladder(LADDER, ov)
     h_geo = height_limit( ClimbParams())
