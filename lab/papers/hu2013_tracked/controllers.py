@@ -135,7 +135,7 @@ class TrackedClimbParams(DriveLimits, Validated):
                           "term at the next state of the engine's step, predicted from it alone, the integral (which "
                           "holds the load) at this state; 'implicit_damping' as the PD servos' form, the integral in "
                           "the prediction too (the results before 2026-11-27: it cuts the loop's whole output by "
-                          "M/(M + h k_p) under a load, and the arm's by 4.6x at 4 ms); 'stable_pd', 'implicit_pd' "
+                          "M/(M + h k_p) under a load, 0.22 on the arm at 4 ms); 'stable_pd', 'implicit_pd' "
                           "as the PD servos'; 'explicit' at this state")
 
     def servo_gains(self, joint_names: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
