@@ -30,6 +30,10 @@ def _step_matrix(M, kp, kd, h, servo):
         q, qd = x[:n], x[n:]
         if servo == "explicit":
             tau = -kp * q - kd * qd
+        elif servo == "implicit_p":  # the climb's PI form: damping at the predicted next state, the prediction
+            # from the damping alone (lab.papers.hu2013_tracked.controllers), the stiffness at this state
+            qdd_p = np.linalg.solve(M + h * np.diag(kd), -kd * qd)
+            tau = -kp * q - kd * (qd + h * qdd_p)
         else:
             tau = stable_pd(M, kp, kd, angle_error(servo, 0.0, 0.0, q, qd, h), -qd, h, implicit=servo == "implicit_pd")
         qd1 = qd + h * Minv @ tau
@@ -41,7 +45,7 @@ def _radius(A):
     return float(np.abs(np.linalg.eigvals(A)).max())
 
 
-@pytest.mark.parametrize("servo", ["explicit", "implicit_damping", "stable_pd"])
+@pytest.mark.parametrize("servo", ["explicit", "implicit_damping", "stable_pd", "implicit_p"])
 @pytest.mark.parametrize("kp_ratio", [0.0, 20.0, 2000.0])
 def test_servo_step_bound_is_where_the_servo_turns_unstable(servo, kp_ratio):
     """On a 4-joint chain with proportional gains, the servo's step map has spectral radius < 1 just below
