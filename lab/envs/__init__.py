@@ -48,7 +48,8 @@ from lab.envs.env import CONTROL_DT, DEFAULTS, DIVERGENCE_PENALTY, LabEnv, Rewar
 
 # id → (scenario, the id's own overrides, applied under the user's, LabEnv's own keyword arguments). The v1
 # ids keep the physics step they were published with (1, 1, 2, 1, 1 ms) whatever step their scenarios ship
-# at (issue 34), and the motors' explicit lines: under full random torques the flagship's joints reach 6.9×
+# at (issue 34), with the drive link's published inertia (the tracked scenarios now ship 1e-3 kg·m²) and
+# sample period, and the motors' explicit lines: under full random torques the flagship's joints reach 6.9×
 # their motor's no-load speed at 5 ms with those, against the < 5× the ids promise (tests/tools/test_envs.py).
 # The v2 ids take the lines implicitly (lab.core.actuators), stable at any step, at a coarser step: the
 # snakes 5 ms (the flagship's step converged within 0.7 % over 30 s, docs/benchmarks.md; under random
@@ -59,8 +60,10 @@ IDS = {
     "lab/SnakeCreeping-v1": ("snake_passive_creeping", {"sim.dt": 0.001}, _V1),
     "lab/SnakeDrag-v1": ("snake_drag", {"sim.dt": 0.001}, _V1),
     "lab/Eel-v1": ("eel_forward_turn", {"sim.dt": 0.002}, _V1),
-    "lab/TrackedClimb-v1": ("tracked_step_climb", {"robot.motor_speed_line": True, "sim.dt": 0.001}, _V1),
-    "lab/TrackedStairs-v1": ("tracked_stairs", {"robot.motor_speed_line": True, "sim.dt": 0.001}, _V1),
+    "lab/TrackedClimb-v1": ("tracked_step_climb", {"robot.motor_speed_line": True, "sim.dt": 0.001,
+                                                   "robot.drive_inertia": 2e-5, "sim.record_every": 20}, _V1),
+    "lab/TrackedStairs-v1": ("tracked_stairs", {"robot.motor_speed_line": True, "sim.dt": 0.001,
+                                                   "robot.drive_inertia": 2e-5, "sim.record_every": 20}, _V1),
     "lab/Scenario-v1": (None, {}, _V1),
     "lab/SnakeCreeping-v2": ("snake_passive_creeping", {"sim.dt": 0.005}, {}),
     "lab/SnakeDrag-v2": ("snake_drag", {"sim.dt": 0.005}, {}),
