@@ -532,6 +532,24 @@ class World:
         c.changeConstraint(cid, gearRatio=ratio, maxForce=max_force, erp=erp)
         return cid
 
+    def add_point_joint(self, parent_link: int, parent_xyz, child_link: int, child_xyz, max_force: float) -> int:
+        """A JOINT_POINT2POINT constraint between two links of the robot (-1: the base): the point
+        ``parent_xyz`` of the parent's URDF link frame held on ``child_xyz`` of the child's — a pin that
+        closes a kinematic loop a URDF tree cannot hold (PyBullet's pivots are in the links' centre-of-mass
+        frames: converted here). Made once at set-up; returns its id."""
+        c = self.client
+
+        def in_com_frame(link, xyz):
+            info = c.getDynamicsInfo(self.robot, link)
+            R = np.array(c.getMatrixFromQuaternion(info[4]), float).reshape(3, 3)
+            return [float(v) for v in R.T @ (np.asarray(xyz, float) - np.asarray(info[3], float))]
+
+        cid = c.createConstraint(self.robot, parent_link, self.robot, child_link, jointType=pb.JOINT_POINT2POINT,
+                                 jointAxis=[0, 0, 0], parentFramePosition=in_com_frame(parent_link, parent_xyz),
+                                 childFramePosition=in_com_frame(child_link, child_xyz))
+        c.changeConstraint(cid, maxForce=max_force)
+        return cid
+
     def fast_calls(self):
         """The per-step engine calls a robot's ``after_step`` hook may make, bound to this world's client
         (the BulletClient wrapper costs ~2 µs a call): ``(joint_states(body, joints),

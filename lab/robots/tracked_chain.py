@@ -15,6 +15,18 @@ Connector (serial). A bar of length ``coupler_length`` between the centres of ad
     collision: it runs beside the belt; whether the centre line clears the step's edge is the
     analysis's business).
 Parallel. The modules side by side along y, ``lateral_gap`` apart, rigidly fixed to the first one.
+Triangle and ring (Fig 4c, b; the paper gives only the pictures and the names). Our reading: the
+    modules at the corners of a closed loop of bars in the climbing plane, the serial chain closed on
+    itself. Module 0 (front) and module 1 (rear) stand on the ground ``coupler_length`` apart as in the
+    serial chain; the triangle's module 2 sits at the apex above them (an equilateral triangle of bars),
+    the ring's modules 2 and 3 above modules 1 and 0 (a square of four bars: a four-bar linkage with one
+    shape freedom). The loop is closed by a point-to-point engine constraint (PyBullet JOINT_POINT2POINT)
+    between the far end of the last bar and module 0's centre, made once in :meth:`setup` (a URDF is a
+    tree). Actuated: bar 0's two joints (the bottom pair climbs as the serial chain does) and one joint
+    per upper module (its pitch on the bar before it); the ring's shape is held at the rear corner too
+    (``c1_front``). The other joints are passive pins (a torque there would fight the loop's closure):
+    the triangle is a rigid truss, the ring's square is held by its motors. :meth:`passive_joints` lists
+    them.
 
 Frames and names. Module k's links and joints are the single module's with the prefix ``m{k}_``
     (``m0_body``, ``m0_arm_joint``, ``m0_drive_joint``, …); module 0 is the front module and the URDF's
@@ -42,6 +54,8 @@ from lab.robots.base import Robot, register_robot
 from lab.robots.tracked import TrackedSpec, _SlabReset
 from lab.robots.urdf import MassProps, fmt, inertial_xml, material_xml, mesh_mass_props, vec
 
+#: the loop-closing constraint's force limit (N): far above every load of the climb (~200 N of weight)
+LOOP_MAX_FORCE = 1e5
 _NAME = re.compile(r'(<(?:link|joint) name=|<parent link=|<child link=)"([^"]+)"')
 _MATERIAL_DEF = re.compile(r'  <material name="[^"]+">.*?</material>\n', re.S)
 
@@ -53,8 +67,9 @@ class TrackedChainSpec(Robot):
     or parallel (rigid, side by side)."""
 
     n_modules: int = num(2, ge=2, le=4, unit="modules", doc="how many modules (front one first)")
-    layout: Literal["serial", "parallel"] = choice("serial", doc="'serial': nose to tail on bars (Fig 3b); "
-                                                               "'parallel': side by side, rigid (Fig 3a)")
+    layout: Literal["serial", "parallel", "triangle", "ring"] = choice(
+        "serial", doc="'serial': nose to tail on bars (Fig 3b); 'parallel': side by side, rigid (Fig 3a); 'triangle' "
+                      "(3 modules) and 'ring' (4): the serial chain closed into a loop of bars (Fig 4c, b; our reading)")
     coupler_length: float = num(0.36, ge=0.28, le=1.0, unit="m",
                                 doc="bar length, centre to centre (serial; ≥ l + 2r + 1 cm so flat modules keep clear)")
     connector_ratio: float = num(720.0, ge=1, le=1e5, doc="gearing of each connector motor (default i0 i1, the arm's)")
@@ -80,7 +95,10 @@ class TrackedChainSpec(Robot):
     def __post_init__(self):
         super().__post_init__()
         m = self.module()  # the module's own validation
-        if self.layout == "serial" and self.coupler_length < self.track_side + 2 * self.pulley_radius + 0.01:
+        need = {"triangle": 3, "ring": 4}.get(self.layout)
+        if need is not None and self.n_modules != need:
+            raise ValueError(f"n_modules: layout {self.layout!r} needs {need} modules, got {self.n_modules}")
+        if self.layout != "parallel" and self.coupler_length < self.track_side + 2 * self.pulley_radius + 0.01:
             raise ValueError(f"coupler_length: must be ≥ l + 2r + 0.01 = "
                              f"{self.track_side + 2 * self.pulley_radius + 0.01:.3f} m, got {self.coupler_length}")
         del m
@@ -96,7 +114,7 @@ class TrackedChainSpec(Robot):
     # ---- hooks ----------------------------------------------------------------------------
     @property
     def n_links(self) -> int:
-        return self.n_modules * self.module().n_links + (self.n_modules - 1 if self.layout == "serial" else 0)
+        return self.n_modules * self.module().n_links + self.n_bars
 
     @property
     def link_length(self) -> float:
@@ -130,10 +148,36 @@ class TrackedChainSpec(Robot):
     def connector_speed_max(self) -> float:
         return self.motor_speed_rpm * 2 * math.pi / 60 / self.connector_ratio if self.motor_speed_line else math.inf
 
-    def connector_joints(self) -> tuple[str, ...]:
-        if self.layout != "serial":
+    @property
+    def is_loop(self) -> bool:
+        return self.layout in ("triangle", "ring")
+
+    @property
+    def n_bars(self) -> int:
+        """Serial: N − 1 bars; a loop: N (the last one closed on module 0 by the engine constraint)."""
+        return {"serial": self.n_modules - 1, "parallel": 0}.get(self.layout, self.n_modules)
+
+    def bar_joints(self) -> tuple[str, ...]:
+        """Every joint of the bars in the URDF: ``c{k}_front`` (bar k on module k) and ``c{k}_rear`` (module
+        k+1 on bar k); a loop's last bar has no rear joint (the loop-closing constraint stands for it)."""
+        out = []
+        for k in range(self.n_bars):
+            out.append(f"c{k}_front")
+            if not (self.is_loop and k == self.n_bars - 1):
+                out.append(f"c{k}_rear")
+        return tuple(out)
+
+    def passive_joints(self) -> tuple[str, ...]:
+        """The loop's unpowered pins (module doc): the triangle's c1_front, c2_front; the ring's c2_front, c3_front."""
+        if not self.is_loop:
             return ()
-        return tuple(f"c{k}_{end}" for k in range(self.n_modules - 1) for end in ("front", "rear"))
+        actuated = {"c0_front", "c0_rear", "c1_rear"} | ({"c1_front", "c2_rear"} if self.layout == "ring" else set())
+        return tuple(n for n in self.bar_joints() if n not in actuated)
+
+    def connector_joints(self) -> tuple[str, ...]:
+        """The motored bar joints (each with a connector motor)."""
+        passive = set(self.passive_joints())
+        return tuple(n for n in self.bar_joints() if n not in passive)
 
     def body_links(self, link_names: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(f"m{k}_body" for k in range(self.n_modules))
@@ -176,11 +220,22 @@ class TrackedChainSpec(Robot):
         return -(self.width / 2 + 0.03)  # beside the belt, on the side away from the arm's sweep
 
     def module_offsets(self) -> np.ndarray:
-        """(N, 3) module centres relative to module 0 at the straight, flat pose."""
+        """(N, 3) module centres relative to module 0 at the straight, flat pose (a loop: its corners)."""
         k = np.arange(self.n_modules)
+        d = self.coupler_length
         if self.layout == "serial":
-            return np.c_[-k * self.coupler_length, 0 * k, 0 * k].astype(float)
+            return np.c_[-k * d, 0 * k, 0 * k].astype(float)
+        if self.layout == "triangle":
+            return np.array([[0.0, 0, 0], [-d, 0, 0], [-d / 2, 0, d * math.sqrt(3) / 2]])
+        if self.layout == "ring":
+            return np.array([[0.0, 0, 0], [-d, 0, 0], [-d, 0, d], [0.0, 0, d]])
         return np.c_[0 * k, -k * (self.width + self.lateral_gap), 0 * k].astype(float)
+
+    def bar_pitch(self, k: int) -> float:
+        """The URDF origin pitch of bar k (about +y) that points its −x axis from module k to the next one."""
+        off = self.module_offsets()
+        e = off[(k + 1) % self.n_modules] - off[k]
+        return math.atan2(e[2], -e[0])
 
     # ---- URDF -----------------------------------------------------------------------------
     def to_urdf(self) -> str:
@@ -194,17 +249,19 @@ class TrackedChainSpec(Robot):
         for k in range(self.n_modules):
             out.append(_NAME.sub(lambda m, k=k: f'{m.group(1)}"m{k}_{m.group(2)}"', body))
         d = self.coupler_length
-        for k in range(self.n_modules - 1):
-            if self.layout == "serial":
-                y = self._bar_y
-                out.append(f'  <link name="bar_{k}">\n' + inertial_xml(self.bar_mass_props())
-                           + f'    <visual><origin xyz="{fmt(-d / 2)} {fmt(y)} 0"/><geometry><box size="{vec((d, 0.02, 0.02))}"/>'
-                           '</geometry><material name="bar"/></visual>\n  </link>\n')
-                out.append(_joint(f"c{k}_front", "continuous", f"m{k}_body", f"bar_{k}", (0, 0, 0), (0, 1, 0)))
-                out.append(_joint(f"c{k}_rear", "continuous", f"bar_{k}", f"m{k + 1}_body", (-d, 0, 0), (0, 1, 0)))
-            else:
+        if self.layout == "parallel":
+            for k in range(self.n_modules - 1):
                 off = self.module_offsets()[k + 1]
                 out.append(_joint(f"fix_{k + 1}", "fixed", "m0_body", f"m{k + 1}_body", tuple(off), (1, 0, 0)))
+        for k in range(self.n_bars):
+            y = self._bar_y
+            th = self.bar_pitch(k)
+            out.append(f'  <link name="bar_{k}">\n' + inertial_xml(self.bar_mass_props())
+                       + f'    <visual><origin xyz="{fmt(-d / 2)} {fmt(y)} 0"/><geometry><box size="{vec((d, 0.02, 0.02))}"/>'
+                       '</geometry><material name="bar"/></visual>\n  </link>\n')
+            out.append(_joint(f"c{k}_front", "continuous", f"m{k}_body", f"bar_{k}", (0, 0, 0), (0, 1, 0), th))
+            if f"c{k}_rear" in self.bar_joints():
+                out.append(_joint(f"c{k}_rear", "continuous", f"bar_{k}", f"m{k + 1}_body", (-d, 0, 0), (0, 1, 0), -th))
         out.append("</robot>\n")
         return "".join(out)
 
@@ -231,6 +288,10 @@ class TrackedChainSpec(Robot):
             world.set_dynamics(body, names[pre + "guide"], lateralFriction=self.guide_friction,
                                rollingFriction=0.0, spinningFriction=0.0)
             world.set_dynamics(body, names[pre + "arm"], lateralFriction=0.3)
+        if self.is_loop:  # close the loop: the last bar's far end on module 0's centre (a URDF is a tree)
+            k = self.n_bars - 1
+            world.loop_constraint = world.add_point_joint(names[f"bar_{k}"], (-self.coupler_length, 0.0, 0.0), -1,
+                                                          (0.0, 0.0, 0.0), max_force=LOOP_MAX_FORCE)
         world.belt_reset = _SlabReset(world, body, slabs, gears, r)
         world.rewindables.append(world.belt_reset)
         world.record_contacts = True
@@ -270,9 +331,9 @@ def chain_side_view(run):
     return fig
 
 
-def _joint(name, kind, parent, child, xyz, axis) -> str:
+def _joint(name, kind, parent, child, xyz, axis, pitch: float = 0.0) -> str:
     return (f'  <joint name="{name}" type="{kind}">\n    <parent link="{parent}"/>\n    <child link="{child}"/>\n'
-            f'    <origin xyz="{vec(xyz)}" rpy="0 0 0"/>\n    <axis xyz="{vec(axis)}"/>\n'
+            f'    <origin xyz="{vec(xyz)}" rpy="0 {fmt(pitch)} 0"/>\n    <axis xyz="{vec(axis)}"/>\n'
             '    <dynamics damping="0" friction="0"/>\n  </joint>\n')
 
 
