@@ -22,11 +22,13 @@ Triangle and ring (Fig 4c, b; the paper gives only the pictures and the names). 
     the ring's modules 2 and 3 above modules 1 and 0 (a square of four bars: a four-bar linkage with one
     shape freedom). The loop is closed by a point-to-point engine constraint (PyBullet JOINT_POINT2POINT)
     between the far end of the last bar and module 0's centre, made once in :meth:`setup` (a URDF is a
-    tree). Actuated: bar 0's two joints (the bottom pair climbs as the serial chain does) and one joint
-    per upper module (its pitch on the bar before it); the ring's shape is held at the rear corner too
-    (``c1_front``). The other joints are passive pins (a torque there would fight the loop's closure):
-    the triangle is a rigid truss, the ring's square is held by its motors. :meth:`passive_joints` lists
-    them.
+    tree). Triangle: bar 0's two joints (the bottom pair climbs as the serial chain does) and the apex
+    module's pitch joint ``c1_rear`` are motored, ``c1_front`` and ``c2_front`` are passive pins (the three
+    bars make a rigid truss; a motor there would only fight the others across the loop). Ring: every URDF
+    joint is motored (the closing pin is passive): the square is a four-bar whose shear the upper modules'
+    weight drives, ~(2 m + 2 m_bar) g d_c sin β = 25–32 N·m at the climb's tilt β, more than one connector's
+    13.5 N·m — held by one corner it cannot climb (lab.papers.hu2013_tracked.model.loops, the LP), shared
+    by three corners it can. :meth:`passive_joints` lists the unpowered pins.
 
 Frames and names. Module k's links and joints are the single module's with the prefix ``m{k}_``
     (``m0_body``, ``m0_arm_joint``, ``m0_drive_joint``, …); module 0 is the front module and the URDF's
@@ -168,11 +170,9 @@ class TrackedChainSpec(Robot):
         return tuple(out)
 
     def passive_joints(self) -> tuple[str, ...]:
-        """The loop's unpowered pins (module doc): the triangle's c1_front, c2_front; the ring's c2_front, c3_front."""
-        if not self.is_loop:
-            return ()
-        actuated = {"c0_front", "c0_rear", "c1_rear"} | ({"c1_front", "c2_rear"} if self.layout == "ring" else set())
-        return tuple(n for n in self.bar_joints() if n not in actuated)
+        """The loop's unpowered pins (module doc): the triangle's c1_front and c2_front; the ring has none (its
+        closing pin is the engine constraint)."""
+        return ("c1_front", "c2_front") if self.layout == "triangle" else ()
 
     def connector_joints(self) -> tuple[str, ...]:
         """The motored bar joints (each with a connector motor)."""

@@ -22,6 +22,13 @@ Controller — phases (:class:`ChainPhase`), from the snapshot only
     TRANSFER  module j on the top, the next one still on the ground: every belt forward, the bar between
               the two levels free (its two joints unpowered), until the next module stalls at the riser.
     DRIVE_ON  all on the top: belts forward, the joints held at the plan's end pose.
+Triangle and ring (``layout``; Hu 2013 Fig 4, :mod:`.model.loops`): the bottom pair (modules 0 and 1)
+climbs as the serial pair, the truss carrying the upper modules; the plan is :func:`loop_plan` (every bar
+joint's angle, the loop's statics fed forward), the rear module 1's arm trails, the upper modules' arms
+stand stowed, the passive pins get no torque, and in TRANSFER the joints hold the last pose (freeing a
+bar of a loop would drop the truss). The ring's redundant joints (``c2_front``, ``c3_front``: seven
+motors for five freedoms) run without the integral term (an integrator there would wind up against the
+others on the loop's millimetre closure error); their share of the load comes from the feedforward.
 The plan needs the step's height: ``step_height`` is a declared field (the trial checks it against
 the arena's) — sensing it from the contacts is left for later.
 
@@ -37,12 +44,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Literal
 
 import numpy as np
 
 from lab.controllers.base import Controller, register_controller
 from lab.core.contacts import Col
-from lab.core.fields import Validated, info, num
+from lab.core.fields import Validated, choice, info, num
 
 from .model.multi import ChainParams, chain_statics, serial_pose
 from .model.params import ClimbParams
@@ -60,6 +68,8 @@ class ChainClimbParams(Validated):
     """Every threshold of the cooperative climb (module doc); geometry must match the robot's."""
 
     n_modules: int = num(2, ge=2, le=4, unit="modules", doc="as the robot's")
+    layout: Literal["serial", "triangle", "ring"] = choice("serial", doc="as the robot's (a loop: the bottom pair climbs, the "
+                                                          "truss carries the rest)")
     coupler_length: float = num(0.36, ge=0.28, le=1.0, unit="m", doc="as the robot's")
     step_height: float = num(0.25, gt=0, le=1.0, unit="m", doc="the step the plan climbs (as the arena's)")
     advance_speed: float = num(0.03, ge=0, le=0.2, unit="m/s", doc="belts before, between and after the climbs")
@@ -157,6 +167,61 @@ def plan(cp: ChainParams, h: float, n: int, feedforward: bool = True) -> list[Pl
     return out
 
 
+def loop_plan(kind: str, cp: ChainParams, h: float, n: int, feedforward: bool = True,
+              bar_mass: float = 0.3) -> list[Plan] | str:
+    """The triangle's or ring's plan (:mod:`.model.loops`): per bottom climber j ∈ {0, 1} a :class:`Plan`
+    whose Q, dQ and tau_conn hold every bar's (front, rear) joint (the closing bar's rear is NaN: no joint),
+    in the URDF's joint angles (the bars' origin pitches of :meth:`TrackedChainSpec.bar_pitch` removed)."""
+    from lab.robots.tracked_chain import TrackedChainSpec
+
+    from .model.loops import LoopParams, loop_pose, loop_statics
+
+    lp = LoopParams(kind, cp, bar_mass)
+    N, r = lp.n_modules, cp.module.pulley_radius
+    spec = TrackedChainSpec(n_modules=N, layout=kind, coupler_length=cp.coupler_length)
+    th = [spec.bar_pitch(k) for k in range(N)]
+    out = []
+    for j in range(2):
+        U = np.linspace(0.0, 3.0, n)
+        Q = np.zeros((n, N, 2))
+        C = np.zeros((n, N, 2))
+        P = np.zeros((n, N))
+        Tc, Tb, Ta = np.zeros((n, N, 2)), np.zeros((n, N)), np.zeros(n)
+        for i, u in enumerate(U):
+            pose = loop_pose(lp, h, j, float(u))
+            if not pose.ok:
+                return f"the {kind} cannot climb {h} m: {pose.why}"
+            if feedforward:
+                st = loop_statics(lp, pose, h, robust=True)
+                if st.feasible:
+                    for k in range(N):
+                        Tc[i, k, 0] = st.pin_torque[(k, "front")]
+                        Tc[i, k, 1] = -st.pin_torque[(k, "rear")]
+                    Tb[i] = r * st.belt_force
+                    Ta[i] = st.arm_torque
+            C[i], P[i] = pose.centres, pose.pitches
+            P[i, :j] = -2 * math.pi / 3
+            for k, (a, b) in enumerate(lp.bars()):
+                e = C[i, b] - C[i, a]
+                pb = math.atan2(-e[1], -e[0])
+                Q[i, k] = (P[i, a] - pb - th[k], pb - P[i, b] + th[k])
+        Q = np.unwrap(np.unwrap(Q, axis=0), axis=0)
+        Q[:, N - 1, 1] = np.nan
+        Tc[:, N - 1, 1] = 0.0
+        dC = np.gradient(C, U, axis=0)
+        dP = np.gradient(P, U, axis=0)
+        V = dC[:, :, 0].copy()
+        V[:, 2:] = 0.0  # the upper modules' belts touch nothing
+        a = U <= 1.0
+        V[a, j] = r * dP[a, j]
+        b = (U > 1.0) & (U <= 2.0)
+        V[b, j] = dC[b, j, 1]
+        V[U > 2.0, j] = 0.0
+        dQ = np.nan_to_num(np.gradient(Q, U, axis=0))
+        out.append(Plan(U, Q, V, dQ, dC, Tc, Tb, Ta))
+    return out
+
+
 @register_controller("chain_climb", params=ChainClimbParams)
 class ChainClimb(Controller):
     """Cooperative climb of a serial chain (module doc)."""
@@ -169,22 +234,34 @@ class ChainClimb(Controller):
         L = model.link_names
         self.j_drive = [J.index(f"m{k}_drive_joint") for k in range(N)]
         self.j_arm = [J.index(f"m{k}_arm_joint") for k in range(N)]
-        self.j_conn = [(J.index(f"c{k}_front"), J.index(f"c{k}_rear")) for k in range(N - 1)]
+        self.loop = p.layout != "serial"
+        nb = N if self.loop else N - 1
+        self.j_conn = [tuple(J.index(f"c{k}_{e}") if f"c{k}_{e}" in J else None for e in ("front", "rear"))
+                       for k in range(nb)]
+        passive = {"triangle": ("c1_front", "c2_front")}.get(p.layout, ())
+        self.passive = np.array([[jj is None or J[jj] in passive for jj in pair] for pair in self.j_conn], bool).reshape(nb, 2)
+        self.tail = 1 if self.loop else N - 1
         self.l_body = [L.index(f"m{k}_body") for k in range(N)]
-        self.cp = ChainParams(module=ClimbParams(), n_modules=N, coupler_length=p.coupler_length)
+        self.cp = ChainParams(module=ClimbParams(), n_modules=2 if self.loop else N, coupler_length=p.coupler_length)
         self.r = self.cp.module.pulley_radius
-        plans = plan(self.cp, p.step_height, p.plan_samples, p.feedforward)
+        if self.loop:
+            plans = loop_plan(p.layout, self.cp, p.step_height, p.plan_samples, p.feedforward)
+        else:
+            plans = plan(self.cp, p.step_height, p.plan_samples, p.feedforward)
         self.plans, self.no_plan = (plans, "") if isinstance(plans, list) else ([], plans)
         lim = p.torque_limit
         self.pi_drive = [_PI(p.kp_drive, p.ki_drive, lim) for _ in range(N)]
         self.pi_arm = [_PI(p.kp_arm, p.ki_arm, lim) for _ in range(N)]
         self.psi_f = [None] * N  # low-passed pitch of each module
-        self.pi_conn = [[_PI(p.kp_joint, p.ki_joint, lim), _PI(p.kp_joint, p.ki_joint, lim)] for _ in range(N - 1)]
+        redundant = {"ring": ("c2_front", "c3_front")}.get(p.layout, ())
+        self.pi_conn = [[_PI(p.kp_joint, 0.0 if (jj is not None and J[jj] in redundant) else p.ki_joint, lim)
+                         for jj in pair] for pair in self.j_conn]
         self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
+        self.started = False
         self.t_slow = 0.0
         self.waited = 0.0  # s the plan has been waiting for a lagging joint
-        self.offset = np.zeros((N - 1, 2))
-        self.hold = np.zeros((N - 1, 2))
+        self.offset = np.zeros((nb, 2))
+        self.hold = np.zeros((nb, 2))
         self.t_phase: list[tuple[float, int, int]] = [(0.0, int(ChainPhase.APPROACH), 0)]
         self.k = 0
         self.log = {k: [] for k in ("t", "phase", "j", "u", "com", "centres", "margin", "n_support")}
@@ -241,23 +318,29 @@ class ChainClimb(Controller):
         N, dt, t = p.n_modules, self.dt, state.t
         tau = np.zeros(self.model.n_joints)
         q, qd = state.q, state.qd
-        qc = np.array([[q[a], q[b]] for a, b in self.j_conn])
-        qdc = np.array([[qd[a], qd[b]] for a, b in self.j_conn])
+        nb = len(self.j_conn)
+        qc = np.array([[q[a] if a is not None else np.nan for a in pair] for pair in self.j_conn]).reshape(nb, 2)
+        qdc = np.array([[qd[a] if a is not None else 0.0 for a in pair] for pair in self.j_conn]).reshape(nb, 2)
         v_belt = np.full(N, p.advance_speed)
-        q_ref, w_ref = np.zeros((N - 1, 2)), np.zeros((N - 1, 2))
-        free = np.zeros(N - 1, bool)
-        ff_c, ff_b, ff_a = np.zeros((N - 1, 2)), np.zeros(N), 0.0
+        if self.loop:
+            v_belt[2:] = 0.0
+        q_ref, w_ref = np.zeros((nb, 2)), np.zeros((nb, 2))
+        free = np.zeros(nb, bool)
+        ff_c, ff_b, ff_a = np.zeros((nb, 2)), np.zeros(N), 0.0
         if self.phase == ChainPhase.APPROACH:
+            if self.loop and not self.started:  # hold the loop's rest shape until the first climb's plan
+                q_ref = self.plans[0].Q[0] if self.plans else q_ref
+                ff_c = self.plans[0].tau_conn[0] if self.plans else ff_c
             if t > 0.3 and self.plans and self._stalled(state, 0):
                 self._start_climb(qc, t, 0)
         elif self.phase == ChainPhase.TRANSFER:
-            free[self.j - 1] = True
+            free[self.j - 1] = not self.loop
             if self._stalled(state, self.j):
                 self._start_climb(qc, t, self.j)
         if self.phase == ChainPhase.CLIMB:
             qt, dq, V, (ff_c, ff_b, ff_a) = self._targets()
             rate = self._u_rate()
-            if np.max(np.abs(qc - qt)) > p.pause_error:
+            if np.nanmax(np.abs(qc - qt)[~self.passive]) > p.pause_error:
                 rate = 0.0
                 self.waited += dt
             else:
@@ -272,9 +355,14 @@ class ChainClimb(Controller):
                     self._goto(ChainPhase.DRIVE_ON, t)
         elif self.phase in (ChainPhase.DRIVE_ON, ChainPhase.TRANSFER):
             q_ref = self.hold  # the last plan's end pose (every module on a face, the bars as they lie)
-        for k in range(N - 1):
+            if self.loop:  # the truss's weight on its joints, as the last plan held it
+                last = self.plans[self.j if self.phase == ChainPhase.DRIVE_ON else self.j - 1]
+                ff_c = last.tau_conn[-1]
+        for k in range(nb):
             for e in range(2):
-                if free[k]:
+                if self.j_conn[k][e] is None:
+                    continue
+                if free[k] or self.passive[k, e]:
                     tau[self.j_conn[k][e]] = 0.0
                     self.pi_conn[k][e].i = 0.0
                     continue
@@ -283,8 +371,8 @@ class ChainClimb(Controller):
                 tau[self.j_conn[k][e]] = ff_c[k, e] + self.pi_conn[k][e](w_cmd - qdc[k, e], dt)
         for k in range(N):
             tau[self.j_drive[k]] = ff_b[k] + self.pi_drive[k](v_belt[k] / self.r - qd[self.j_drive[k]], dt)
-            if k == N - 1 or not p.arms_stowed:
-                tau[self.j_arm[k]] = ff_a if k == N - 1 else 0.0  # trailing on its wheel (the plan's push)
+            if k == self.tail or not p.arms_stowed:
+                tau[self.j_arm[k]] = ff_a if k == self.tail else 0.0  # trailing on its wheel (the plan's push)
             else:
                 psi = _pitch_up(state.R_WB[self.l_body[k]])
                 if self.psi_f[k] is None:
@@ -300,9 +388,11 @@ class ChainClimb(Controller):
 
     def _start_climb(self, qc, t, j):
         self._goto(ChainPhase.CLIMB, t, j)
+        self.started = True
         self.u = 0.0
         Q = self.plans[j].Q
-        self.offset = np.array([[_wrap(a) for a in row] for row in (qc - Q[0])])
+        self.offset = np.nan_to_num(np.array([[_wrap(a) for a in row] for row in (qc - Q[0])]))
+        self.offset[self.passive] = 0.0
         self.hold = Q[-1].copy()
 
     def _log(self, state):

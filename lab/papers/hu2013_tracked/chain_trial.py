@@ -49,7 +49,7 @@ class ChainClimbTrial(Trial):
             raise ValueError('type: "chain_climb" needs the "chain_climb" or "parallel_climb" controller (it reads its log)')
         if getattr(robot, "n_modules", None) != controller.n_modules:
             raise ValueError("controller.n_modules: must equal robot.n_modules")
-        want = "parallel" if isinstance(controller, ParallelClimbParams) else "serial"
+        want = "parallel" if isinstance(controller, ParallelClimbParams) else controller.layout
         if getattr(robot, "layout", None) != want:
             raise ValueError(f'robot.layout: the controller needs "{want}"')
         if want == "parallel":
@@ -87,7 +87,9 @@ def chain_metrics(ctrl, sc, series) -> dict:
     h, x_e = float(arena.step_height), float(arena.step_x)
     out = {}
     cen = L["centres"]
-    on_top = (cen[-1, :, 0] > x_e) & (cen[-1, :, 2] > h + 0.5 * robot.rest_height) if len(cen) else np.zeros(1, bool)
+    # a loop's upper modules ride above the top from the start: its bottom pair must be past the edge
+    ahead = cen[-1, :2, 0] > x_e if getattr(robot, "is_loop", False) else cen[-1, :, 0] > x_e if len(cen) else 0
+    on_top = np.all(ahead) & (cen[-1, :, 2] > h + 0.5 * robot.rest_height) if len(cen) else np.zeros(1, bool)
     out["chain.success"] = bool(np.all(on_top))
     starts = [t for t, ph, j in ctrl.t_phase if ph == ChainPhase.CLIMB]
     ends = [t for t, ph, j in ctrl.t_phase if ph == ChainPhase.DRIVE_ON]
