@@ -165,7 +165,7 @@ def _wrap_function(module, name: str, make):
 # ---------------------------------------------------------------------- the faults
 
 ENGINE_JOINTED = ("energy_balance", "turning_law", "eel_engine", "belt_speed", "step_climb", "unified_manipulation",
-                  "unified_locomotion", "pfl_engine")
+                  "unified_locomotion", "pfl_engine", "chain_climb")
 ENGINE_ONE_BODY = ("friction_block", "hydro_decay")  # one body, no joints
 NA_MODEL_ONLY = ("the other checks run no engine (models only) or no link frames (friction_block, hydro_decay: one "
                  "body, whose base pose is current either way)")
@@ -205,7 +205,7 @@ fault(Fault(
     "dt_x4",
     "the time step four times the scenario's (first-order errors ×4)",
     "a user coarsening sim.dt to run faster",
-    ("friction_block", "energy_balance", "hydro_decay", "eel_engine", "step_convergence"),
+    ("friction_block", "energy_balance", "hydro_decay", "eel_engine", "step_convergence", "chain_climb"),
     "×4 leaves the explicit friction's stability bound 2·v_s/(μ g) (turning_law, the unified checks) or the "
     "stable range measured for the servo (pfl_engine at 20 ms, step_climb's belt); model-only checks run no "
     "engine",
@@ -213,7 +213,8 @@ fault(Fault(
     # so step_convergence no longer saw the old setting)
     overrides={"friction_block": ("sim.dt=0.02",), "energy_balance": ("sim.dt=0.02",),
                "hydro_decay": ("sim.dt=0.02",), "eel_engine": ("sim.dt=0.02",),
-               "step_convergence": ("sim.dt=0.02",)}))
+               "step_convergence": ("sim.dt=0.02",),
+               "chain_climb": ("sim.dt=0.004",)}))  # the tracked chain's scenarios run at 1 ms
 
 fault(Fault(
     "friction_axes_swapped",

@@ -27,8 +27,9 @@ climbs as the serial pair, the truss carrying the upper modules; the plan is :fu
 joint's angle, the loop's statics fed forward), the rear module 1's arm trails, the upper modules' arms
 stand stowed, the passive pins get no torque, and in TRANSFER the joints hold the last pose (freeing a
 bar of a loop would drop the truss). The ring's redundant joints (``c2_front``, ``c3_front``: seven
-motors for five freedoms) run without the integral term (an integrator there would wind up against the
-others on the loop's millimetre closure error); their share of the load comes from the feedforward.
+motors for five freedoms) get the feedforward alone: a speed loop on a joint the loop's closure locks
+chattered at its torque limit from the first 50 ms (measured), and an integrator would wind up against
+the others on the loop's millimetre closure error.
 The plan needs the step's height: ``step_height`` is a declared field (the trial checks it against
 the arena's) — sensing it from the contacts is left for later.
 
@@ -254,7 +255,7 @@ class ChainClimb(Controller):
         self.pi_arm = [_PI(p.kp_arm, p.ki_arm, lim) for _ in range(N)]
         self.psi_f = [None] * N  # low-passed pitch of each module
         redundant = {"ring": ("c2_front", "c3_front")}.get(p.layout, ())
-        self.pi_conn = [[_PI(p.kp_joint, 0.0 if (jj is not None and J[jj] in redundant) else p.ki_joint, lim)
+        self.pi_conn = [[_PI(0.0, 0.0, lim) if (jj is not None and J[jj] in redundant) else _PI(p.kp_joint, p.ki_joint, lim)
                          for jj in pair] for pair in self.j_conn]
         self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
         self.started = False

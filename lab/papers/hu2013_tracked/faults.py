@@ -39,7 +39,7 @@ fault(Fault(
     "belt_margin_uncompensated",
     "the tracked robot's pulleys roll as r + 1 mm (Bullet's convex margin), the belt runs ~4 % fast",
     "the collision radius written as the pulley radius (COLLISION_MARGIN not subtracted)",
-    ("belt_speed", "step_climb"), "only the tracked robot has a belt",
+    ("belt_speed", "step_climb", "chain_climb"), "only the tracked robots have a belt",
     patch=_uncompensated_margin))
 
 

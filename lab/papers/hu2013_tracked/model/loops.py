@@ -144,7 +144,7 @@ class FrameStatics:
 
 def frame_statics(cp: ChainParams, centres, pitches, levels, h: float, u: float, bars: list[tuple[int, int]],
                   actuated: set, bar_mass: float = 0.0, tail: int | None = None, robust: bool = False,
-                  robust_slack: float = 1.5, robust_floor: float = 0.5) -> FrameStatics:
+                  robust_slack: float = 1.5, robust_floor: float = 0.5, maximise: tuple | None = None) -> FrameStatics:
     """The least peak motor load ratio over every force distribution that holds the pose (module doc).
 
     Bodies: the modules (mass m_body + m_arm, at the centre; the ``tail``'s arm as its own body on its
@@ -240,6 +240,15 @@ def frame_statics(cp: ChainParams, centres, pitches, levels, h: float, u: float,
     cost = np.zeros(nv)
     cost[0] = 1.0
     A_ub, b_ub = (np.array(rows), np.array(rhs)) if rows else (None, None)
+    if maximise is not None:
+        (bk, ek), sgn = maximise
+        q = [i for i, (b, e, m) in enumerate(pins) if (b, e) == (bk, ek)][0]
+        cost = np.zeros(nv)
+        cost[i_p + 3 * q + 2] = -float(sgn)
+        res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A, b_eq=b_eq, bounds=[(0, 1.0)] + bounds[1:], method="highs")
+        if res.status != 0:
+            return FrameStatics(False, math.nan, {}, math.nan, np.full(N, np.nan), contacts)
+        return FrameStatics(True, float(sgn) * float(res.x[i_p + 3 * q + 2]), {}, math.nan, np.full(N, np.nan), contacts)
     res = linprog(cost, A_ub=A_ub, b_ub=b_ub, A_eq=A, b_eq=b_eq, bounds=bounds, method="highs")
     if res.status != 0:
         return FrameStatics(False, math.inf, {}, math.nan, np.full(N, np.nan), contacts)
