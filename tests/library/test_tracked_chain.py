@@ -81,3 +81,49 @@ def test_connector_joint_signs():
         assert math.atan2(R[2, 0], R[0, 0]) == pytest.approx(-0.3, abs=1e-6)  # nose down by 0.3
     finally:
         w.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout,n", [("triangle", 3), ("ring", 4)])
+def test_loop_closes_and_holds_under_its_weight(layout, n):
+    """The triangle and ring (Hu 2013 Fig 4, our reading): the URDF is a tree, the engine constraint made
+    once at set-up closes the loop; under gravity with the motors off the last bar's far end stays on module
+    0's centre (measured ~1e-5 m), the triangle keeps its shape (a truss of pins), and without the
+    constraint (the fault this guards against) the loop opens by centimetres."""
+    from lab.core.world import World
+
+    S = TrackedChainSpec(n_modules=n, layout=layout)
+    assert set(S.connector_joints()) | set(S.passive_joints()) == set(S.bar_joints())
+    assert "c%d_rear" % (n - 1) not in S.bar_joints()
+
+    def gap_after(close: bool) -> tuple[float, float]:
+        w = World(dt=0.001)
+        try:
+            if not close:
+                w.add_point_joint = lambda *a, **k: -1  # the loop left open
+            w.load_spec(S, [0, 0, S.rest_height + 0.0005], 0.0)
+            c = w.client
+            L = w.model.link_names
+            bar = L.index(f"bar_{n - 1}") - 1
+            for _ in range(400):
+                st = w.read_state()
+                w.apply(np.zeros(w.n_joints), None, st)
+                w.step_engine()
+            ls = c.getLinkState(w.robot, bar, computeForwardKinematics=1)
+            R = np.array(c.getMatrixFromQuaternion(ls[5])).reshape(3, 3)
+            end = np.array(ls[4]) + R @ np.array([-S.coupler_length, 0, 0])
+            bp, bo = c.getBasePositionAndOrientation(w.robot)
+            Rb = np.array(c.getMatrixFromQuaternion(bo)).reshape(3, 3)
+            base = np.array(bp) - Rb @ np.array(c.getDynamicsInfo(w.robot, -1)[3])
+            st = w.read_state()
+            top = st.p_W[L.index("m2_body"), 2]
+            return float(np.linalg.norm(end - base)), float(top)
+        finally:
+            w.close()
+
+    g, z_top = gap_after(True)
+    assert g < 1e-4
+    if layout == "triangle":
+        assert z_top > S.coupler_length * math.sqrt(3) / 2 * 0.98  # the apex still up: a rigid truss
+    g_open, _ = gap_after(False)
+    assert g_open > 0.01

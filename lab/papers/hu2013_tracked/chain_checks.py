@@ -9,7 +9,17 @@ Two modules at the 0.25 m step (above the single module's 0.195 m), μ = 0.8, 1 
    error within ``chain.time_rel``;
 3. the connectors' peak torque (0.5 s moving average of the applied torques over the climb) against
    the plan's statics fed forward (the robust LP distribution's peak), ratio within
-   [``chain.peak_ratio_lo``, ``chain.peak_ratio_hi``];
+   [``chain.peak_ratio_lo``, ``chain.peak_ratio_hi``]. Why the engine's peak is ~1.85× the plan's (measured,
+   2-module chain at 0.25 m): the chain is statically indeterminate (two motored joints per bar, several
+   belt contacts), so the statics fix a *range* of connector torques, not one value. The plan's figure is
+   the robust distribution fed forward, whose peak sits at its floor, half a connector's rating
+   (``robust_floor`` 0.5 × 13.54 = 6.77 N·m); the least-load distribution peaks at 3.03 N·m, and a
+   distribution within every rating can load a connector up to its full 13.54 N·m
+   (:func:`lab.papers.hu2013_tracked.model.loops.frame_statics` with ``maximise``). The engine's 12.5 N·m
+   (0.5 s average) lies inside [3.03, 13.54]: the speed loops and the contact solver pick where in the
+   range, not a model error. The band is therefore a regression band around the measured 1.85, not a
+   test of the model's load sharing; a connector that cannot reach its plan (the fault
+   connector_ratio_x0.1) falls far below it (0.20);
 4. the ledger split over the climb: the robot's potential-energy gain against the plan's (every link
    lifted h), relative error within ``chain.pe_rel``; the motors' work W = ΔPE + ΔKE + D, D reported.
 """
