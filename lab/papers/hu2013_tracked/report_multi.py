@@ -87,11 +87,14 @@ def fig_map(model: dict, data):
     import matplotlib.pyplot as plt
 
     mus, hs = model["mus"], model["heights"]
-    fig, axs = plt.subplots(1, 2, figsize=(10.5, 4.2), sharey=True)
-    for ax, n in zip(axs, (2, 3)):
+    panels = [(n, f"serial, {n} modules") for n in (2, 3)]
+    if model.get("loops"):
+        panels += [("triangle", "triangle (3, Fig 4c)"), ("ring", "ring (4, Fig 4b)")]
+    fig, axs = plt.subplots(1, len(panels), figsize=(5.2 * len(panels), 4.2), sharey=True)
+    for ax, (n, title) in zip(axs, panels):
         for i, mu in enumerate(mus):
             for k, h in enumerate(hs):
-                ok, ratio, why = model["cell"][(n, mu, h)]
+                ok, ratio, why = (model["cell"][(n, mu, h)] if isinstance(n, int) else model["loops"][(n, mu, h)])
                 c = ("tab:green" if ok else "white" if why.startswith("geometry") else "0.75" if why.startswith("statics")
                      else "tab:orange")
                 ax.add_patch(plt.Rectangle((i - 0.5, k - 0.5), 1, 1, color=c, alpha=0.45))
@@ -110,7 +113,7 @@ def fig_map(model: dict, data):
         ax.set_xlim(-0.5, len(mus) - 0.5)
         ax.set_ylim(-0.5, len(hs) - 0.5)
         ax.set_xlabel("μ (belt on ground, riser and top)")
-        ax.set_title(f"serial, {n} modules")
+        ax.set_title(title)
     axs[0].set_ylabel("step height h (m)")
     fig.suptitle(f"Limit analysis (green: within every rating, number = peak load ratio; orange: a motor short; grey: "
                  f"no force distribution;\nabove the dotted line {model['h_geo']:.3f} m the bars do not reach) and the "
@@ -171,8 +174,9 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     model = model_table((0.4, 0.8), (0.19, 0.25)) if quick else model_table()
     data = cells(runs, names)
     figs = [ctx.save_figure(fig_map(model, data), "chain_map",
-                            caption="Serial chains of 2 and 3 modules over (μ, h): the limit analysis's verdict and peak "
-                                    "motor load per cell, and the engine's cells (`lab sweep hu2013_chain_map`).")]
+                            caption="Serial chains of 2 and 3 modules, the triangle and the ring over (μ, h): the limit "
+                                    "analysis's verdict and peak motor load per cell, and the engine's cells of the "
+                                    "serial chains (`lab sweep hu2013_chain_map`).")]
     from lab.core import scenario as scn
 
     sc = scn.load(SCENARIO)
