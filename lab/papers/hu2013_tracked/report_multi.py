@@ -258,8 +258,9 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
         "on the ground and climb as the serial pair; the triangle's apex module (a rigid truss: three motored "
         "joints, two passive pins) or the ring's upper pair (a four-bar square: seven motored joints) ride on "
         "the truss. A big-triangle reading (the loop rolling over the step like one large module) needs the "
-        "whole loop lifted over its front corner: 33–53 N·m at a corner against 13.5 N·m per connector and "
-        "13.5 N·m per arm, so we did not take it. The bottom pair's reach bounds both loops as it bounds the "
+        "whole loop lifted over its front corner: about 33 N·m about the front module's centre, 53 N·m about its "
+        "pivot pulley (the loop's 182 N at 0.18–0.29 m; an estimate) against 13.5 N·m per connector and per arm, so "
+        "we did not take it. The bottom pair's reach bounds both loops as it bounds the "
         f"serial chain ({serial_h_geo(cp):.3f} m); the upper modules never touch the step below it (brute-force "
         "envelope search). Statics: the triangle climbs within every rating (its apex's weight raises the "
         "pair's load: " + _loop_ratio(model, "triangle") + "); the ring's square is sheared by its upper "
@@ -267,9 +268,12 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
         "needs 1.9–2.4× a connector's rating, shared by three motored corners " + _loop_ratio(model, "ring") + ". "
         "Neither climbs higher than the serial pair, and both carry more: for a given h the serial chain of two "
         "stays the best configuration. In the engine (1 ms) the loops run, closed to ~1e-5 m, and start the "
-        "climb; the triangle stalls with its front module on the riser (its belt at its motor's line, the rear "
-        "joint at its 13.5 N·m): the engine does not find the LP's force distribution, as in the serial chain's "
-        "engine cells below.",
+        "climb; both stall with the front module on the riser (`lab run tracked_triangle_climb`: the flip ends as "
+        "planned, then the riser presses the module with 45 N against its 61 N, the rear module's belts push 22 N "
+        "where the LP's distribution has 88 N, the bar's rear joint sits at its 13.5 N·m and both belts at their "
+        "lines): the engine does not find the LP's force distribution, as in some of the serial chain's engine "
+        "cells below. The loops are therefore not in the engine sweep (their cells would all read ✗ for this "
+        "reason); the map's triangle and ring panels are the limit analysis's.",
         "",
         f"**Headline, in the engine.** Two modules climb the 0.25 m step (`lab run tracked_serial_climb`): "
         f"success {bool(head.get('chain.success'))}, {head.get('chain.time_s', math.nan):.1f} s from the first "
