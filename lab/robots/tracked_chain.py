@@ -20,15 +20,17 @@ Triangle and ring (Fig 4c, b; the paper gives only the pictures and the names). 
     itself. Module 0 (front) and module 1 (rear) stand on the ground ``coupler_length`` apart as in the
     serial chain; the triangle's module 2 sits at the apex above them (an equilateral triangle of bars),
     the ring's modules 2 and 3 above modules 1 and 0 (a square of four bars: a four-bar linkage with one
-    shape freedom). The loop is closed by a point-to-point engine constraint (PyBullet JOINT_POINT2POINT)
-    between the far end of the last bar and module 0's centre, made once in :meth:`setup` (a URDF is a
-    tree). Triangle: bar 0's two joints (the bottom pair climbs as the serial chain does) and the apex
-    module's pitch joint ``c1_rear`` are motored, ``c1_front`` and ``c2_front`` are passive pins (the three
-    bars make a rigid truss; a motor there would only fight the others across the loop). Ring: every URDF
-    joint is motored (the closing pin is passive): the square is a four-bar whose shear the upper modules'
-    weight drives, ~(2 m + 2 m_bar) g d_c sin β = 25–32 N·m at the climb's tilt β, more than one connector's
-    13.5 N·m — held by one corner it cannot climb (lab.papers.hu2013_tracked.model.loops, the LP), shared
-    by three corners it can. :meth:`passive_joints` lists the unpowered pins.
+    shape freedom). The last bar (module N−1 to module 0) hangs from module 0 on its joint ``c{N−1}_rear``
+    (parent module 0, child the bar: the reverse of the other rear joints) and its far end is pinned on
+    module N−1's centre by a point-to-point engine constraint (PyBullet JOINT_POINT2POINT) made once in
+    :meth:`setup` (a URDF is a tree). So each bottom module has two motored joints to the truss, in
+    parallel, and the passive closing pin sits at an upper corner. Triangle: all five joints motored, the
+    three bars a rigid truss; at each bottom corner the controller splits the one torque between its two
+    joints (the apex adds its moment to the joint that, in the serial chain, already carries the climbing
+    module: measured ~13 N·m of its 13.5). Ring: all seven motored: the square is a four-bar whose shear
+    the upper modules' weight drives, ~(2 m + 2 m_bar) g d_c sin β = 25–32 N·m at the climb's tilt β, more
+    than one connector's 13.5 N·m — held by one corner it cannot climb (lab.papers.hu2013_tracked.model.loops,
+    the LP), shared by three corners it can. :meth:`passive_joints` lists the unpowered pins (none).
 
 Frames and names. Module k's links and joints are the single module's with the prefix ``m{k}_``
     (``m0_body``, ``m0_arm_joint``, ``m0_drive_joint``, …); module 0 is the front module and the URDF's
@@ -159,20 +161,23 @@ class TrackedChainSpec(Robot):
         """Serial: N − 1 bars; a loop: N (the last one closed on module 0 by the engine constraint)."""
         return {"serial": self.n_modules - 1, "parallel": 0}.get(self.layout, self.n_modules)
 
+    def closing_bar(self, k: int) -> bool:
+        return self.is_loop and k == self.n_bars - 1
+
     def bar_joints(self) -> tuple[str, ...]:
         """Every joint of the bars in the URDF: ``c{k}_front`` (bar k on module k) and ``c{k}_rear`` (module
-        k+1 on bar k); a loop's last bar has no rear joint (the loop-closing constraint stands for it)."""
+        k+1 on bar k); a loop's last bar has only ``c{N−1}_rear``, the bar on module 0 (module doc), its
+        front end the loop-closing constraint."""
         out = []
         for k in range(self.n_bars):
-            out.append(f"c{k}_front")
-            if not (self.is_loop and k == self.n_bars - 1):
-                out.append(f"c{k}_rear")
+            if not self.closing_bar(k):
+                out.append(f"c{k}_front")
+            out.append(f"c{k}_rear")
         return tuple(out)
 
     def passive_joints(self) -> tuple[str, ...]:
-        """The loop's unpowered pins (module doc): the triangle's c1_front and c2_front; the ring has none (its
-        closing pin is the engine constraint)."""
-        return ("c1_front", "c2_front") if self.layout == "triangle" else ()
+        """The unpowered URDF joints (module doc): none (a loop's passive pin is its closing constraint)."""
+        return ()
 
     def connector_joints(self) -> tuple[str, ...]:
         """The motored bar joints (each with a connector motor)."""
@@ -231,10 +236,16 @@ class TrackedChainSpec(Robot):
             return np.array([[0.0, 0, 0], [-d, 0, 0], [-d, 0, d], [0.0, 0, d]])
         return np.c_[0 * k, -k * (self.width + self.lateral_gap), 0 * k].astype(float)
 
+    def bar_ends(self, k: int) -> tuple[int, int]:
+        """(the module bar k hangs from, the module at its far end): (k, k+1); a loop's closing bar (0, N−1)."""
+        return (0, self.n_modules - 1) if self.closing_bar(k) else (k, k + 1)
+
     def bar_pitch(self, k: int) -> float:
-        """The URDF origin pitch of bar k (about +y) that points its −x axis from module k to the next one."""
+        """The URDF origin pitch of bar k (about +y) that points its −x axis from the module it hangs from to
+        its far end's."""
         off = self.module_offsets()
-        e = off[(k + 1) % self.n_modules] - off[k]
+        a, b = self.bar_ends(k)
+        e = off[b] - off[a]
         return math.atan2(e[2], -e[0])
 
     # ---- URDF -----------------------------------------------------------------------------
@@ -259,9 +270,11 @@ class TrackedChainSpec(Robot):
             out.append(f'  <link name="bar_{k}">\n' + inertial_xml(self.bar_mass_props())
                        + f'    <visual><origin xyz="{fmt(-d / 2)} {fmt(y)} 0"/><geometry><box size="{vec((d, 0.02, 0.02))}"/>'
                        '</geometry><material name="bar"/></visual>\n  </link>\n')
+            if self.closing_bar(k):
+                out.append(_joint(f"c{k}_rear", "continuous", "m0_body", f"bar_{k}", (0, 0, 0), (0, 1, 0), th))
+                continue
             out.append(_joint(f"c{k}_front", "continuous", f"m{k}_body", f"bar_{k}", (0, 0, 0), (0, 1, 0), th))
-            if f"c{k}_rear" in self.bar_joints():
-                out.append(_joint(f"c{k}_rear", "continuous", f"bar_{k}", f"m{k + 1}_body", (-d, 0, 0), (0, 1, 0), -th))
+            out.append(_joint(f"c{k}_rear", "continuous", f"bar_{k}", f"m{k + 1}_body", (-d, 0, 0), (0, 1, 0), -th))
         out.append("</robot>\n")
         return "".join(out)
 
@@ -288,10 +301,11 @@ class TrackedChainSpec(Robot):
             world.set_dynamics(body, names[pre + "guide"], lateralFriction=self.guide_friction,
                                rollingFriction=0.0, spinningFriction=0.0)
             world.set_dynamics(body, names[pre + "arm"], lateralFriction=0.3)
-        if self.is_loop:  # close the loop: the last bar's far end on module 0's centre (a URDF is a tree)
+        if self.is_loop:  # close the loop: the last bar's far end on module N−1's centre (a URDF is a tree)
             k = self.n_bars - 1
-            world.loop_constraint = world.add_point_joint(names[f"bar_{k}"], (-self.coupler_length, 0.0, 0.0), -1,
-                                                          (0.0, 0.0, 0.0), max_force=LOOP_MAX_FORCE)
+            world.loop_constraint = world.add_point_joint(names[f"bar_{k}"], (-self.coupler_length, 0.0, 0.0),
+                                                          names[f"m{self.n_modules - 1}_body"], (0.0, 0.0, 0.0),
+                                                          max_force=LOOP_MAX_FORCE)
         world.belt_reset = _SlabReset(world, body, slabs, gears, r)
         world.rewindables.append(world.belt_reset)
         world.record_contacts = True

@@ -26,10 +26,13 @@ Triangle and ring (``layout``; Hu 2013 Fig 4, :mod:`.model.loops`): the bottom p
 climbs as the serial pair, the truss carrying the upper modules; the plan is :func:`loop_plan` (every bar
 joint's angle, the loop's statics fed forward), the rear module 1's arm trails, the upper modules' arms
 stand stowed, the passive pins get no torque, and in TRANSFER the joints hold the last pose (freeing a
-bar of a loop would drop the truss). The ring's redundant joints (``c2_front``, ``c3_front``: seven
-motors for five freedoms) get the feedforward alone: a speed loop on a joint the loop's closure locks
-chattered at its torque limit from the first 50 ms (measured), and an integrator would wind up against
-the others on the loop's millimetre closure error.
+bar of a loop would drop the truss). The loops' redundant joints (ring: ``c2_front``, ``c3_rear``,
+seven motors for five freedoms; triangle: ``c1_front``, ``c2_rear``, five for three) get no speed loop
+of their own: one on a joint the loop's closure locks chattered at its torque limit from the first 50 ms
+(measured), and an integrator would wind up against the others on the loop's millimetre closure error.
+The ring's get the feedforward alone; the triangle's share their corner's torque equally with the joint
+beside them (each bottom module turns the rigid truss through two joints in parallel: with one, the rear
+joint saturated at 13.5 N·m on the riser, measured).
 The plan needs the step's height: ``step_height`` is a declared field (the trial checks it against
 the arena's) — sensing it from the contacts is left for later.
 
@@ -171,8 +174,10 @@ def plan(cp: ChainParams, h: float, n: int, feedforward: bool = True) -> list[Pl
 def loop_plan(kind: str, cp: ChainParams, h: float, n: int, feedforward: bool = True,
               bar_mass: float = 0.3) -> list[Plan] | str:
     """The triangle's or ring's plan (:mod:`.model.loops`): per bottom climber j ∈ {0, 1} a :class:`Plan`
-    whose Q, dQ and tau_conn hold every bar's (front, rear) joint (the closing bar's rear is NaN: no joint),
-    in the URDF's joint angles (the bars' origin pitches of :meth:`TrackedChainSpec.bar_pitch` removed)."""
+    whose Q, dQ and tau_conn hold every bar's (front, rear) joint in the URDF's joint angles (the bars'
+    origin pitches of :meth:`TrackedChainSpec.bar_pitch` removed). The closing bar hangs from module 0 on
+    its rear joint (a joint of the front kind: the module its parent); its front end is the engine's
+    closing pin (NaN: no joint)."""
     from lab.robots.tracked_chain import TrackedChainSpec
 
     from .model.loops import LoopParams, loop_pose, loop_statics
@@ -192,6 +197,7 @@ def loop_plan(kind: str, cp: ChainParams, h: float, n: int, feedforward: bool = 
             pose = loop_pose(lp, h, j, float(u))
             if not pose.ok:
                 return f"the {kind} cannot climb {h} m: {pose.why}"
+            st = None
             if feedforward:
                 st = loop_statics(lp, pose, h, robust=True)
                 if st.feasible:
@@ -203,12 +209,19 @@ def loop_plan(kind: str, cp: ChainParams, h: float, n: int, feedforward: bool = 
             C[i], P[i] = pose.centres, pose.pitches
             P[i, :j] = -2 * math.pi / 3
             for k, (a, b) in enumerate(lp.bars()):
+                if k == N - 1:  # hangs from module 0 (= b) towards module N − 1 (= a)
+                    e = C[i, a] - C[i, b]
+                    pb = math.atan2(-e[1], -e[0])
+                    Q[i, k] = (0.0, P[i, b] - pb - th[k])
+                    continue
                 e = C[i, b] - C[i, a]
                 pb = math.atan2(-e[1], -e[0])
                 Q[i, k] = (P[i, a] - pb - th[k], pb - P[i, b] + th[k])
+            if st is not None and st.feasible:
+                Tc[i, N - 1] = (0.0, st.pin_torque[(N - 1, "rear")])  # the torque on its parent, module 0
         Q = np.unwrap(np.unwrap(Q, axis=0), axis=0)
-        Q[:, N - 1, 1] = np.nan
-        Tc[:, N - 1, 1] = 0.0
+        Q[:, N - 1, 0] = np.nan
+        Tc[:, N - 1, 0] = 0.0
         dC = np.gradient(C, U, axis=0)
         dP = np.gradient(P, U, axis=0)
         V = dC[:, :, 0].copy()
@@ -239,7 +252,12 @@ class ChainClimb(Controller):
         nb = N if self.loop else N - 1
         self.j_conn = [tuple(J.index(f"c{k}_{e}") if f"c{k}_{e}" in J else None for e in ("front", "rear"))
                        for k in range(nb)]
-        passive = {"triangle": ("c1_front", "c2_front")}.get(p.layout, ())
+        passive = ()
+        # the triangle's bottom corners: two joints each turn the rigid truss against the module, in parallel;
+        # the first one's loop computes the torque, the two share it. Sign: +1 where the module is the joint's
+        # parent (the joint's torque is the truss's torque on it), −1 where it is the child
+        self.share = ([((J.index("c0_rear"), -1), (J.index("c1_front"), 1)),
+                       ((J.index("c0_front"), 1), (J.index("c2_rear"), 1))] if p.layout == "triangle" else [])
         self.passive = np.array([[jj is None or J[jj] in passive for jj in pair] for pair in self.j_conn], bool).reshape(nb, 2)
         self.tail = 1 if self.loop else N - 1
         self.l_body = [L.index(f"m{k}_body") for k in range(N)]
@@ -254,11 +272,12 @@ class ChainClimb(Controller):
         self.pi_drive = [_PI(p.kp_drive, p.ki_drive, lim) for _ in range(N)]
         self.pi_arm = [_PI(p.kp_arm, p.ki_arm, lim) for _ in range(N)]
         self.psi_f = [None] * N  # low-passed pitch of each module
-        redundant = {"ring": ("c2_front", "c3_front")}.get(p.layout, ())
+        redundant = {"ring": ("c2_front", "c3_rear"), "triangle": ("c1_front", "c2_rear")}.get(p.layout, ())
         self.pi_conn = [[_PI(0.0, 0.0, lim) if (jj is not None and J[jj] in redundant) else _PI(p.kp_joint, p.ki_joint, lim)
                          for jj in pair] for pair in self.j_conn]
         self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
         self.started = False
+        self.moving = False
         self.t_slow = 0.0
         self.waited = 0.0  # s the plan has been waiting for a lagging joint
         self.offset = np.zeros((nb, 2))
@@ -274,6 +293,7 @@ class ChainClimb(Controller):
             self.j = j
         self.t_phase.append((t, int(phase), self.j))
         self.t_slow = 0.0
+        self.moving = False
 
     def _stalled(self, state, k: int) -> bool:
         p = self.params
@@ -281,6 +301,9 @@ class ChainClimb(Controller):
         fwd = np.array([R[0, 0], R[1, 0]])
         fwd /= max(np.linalg.norm(fwd), 1e-9)
         v = float(state.v_W[self.l_body[k], :2] @ fwd)
+        if self.loop and not self.moving:  # a loop's truss is slow to start: a stall counts once it has moved
+            self.moving = v >= 0.8 * p.advance_speed
+            return False
         self.t_slow = self.t_slow + self.dt if v < p.stall_fraction * max(p.advance_speed, 1e-3) else 0.0
         return self.t_slow >= p.stall_time
 
@@ -350,7 +373,7 @@ class ChainClimb(Controller):
             self.u += rate * dt
             if self.u >= 3.0:
                 self.u = 3.0
-                if self.j < N - 1:
+                if self.j < len(self.plans) - 1:  # a loop: its two bottom modules climb
                     self._goto(ChainPhase.TRANSFER, t, self.j + 1)
                 else:
                     self._goto(ChainPhase.DRIVE_ON, t)
@@ -370,6 +393,10 @@ class ChainClimb(Controller):
                 err = _wrap(q_ref[k, e] - qc[k, e])
                 w_cmd = w_ref[k, e] + p.angle_gain * err
                 tau[self.j_conn[k][e]] = ff_c[k, e] + self.pi_conn[k][e](w_cmd - qdc[k, e], dt)
+        for group in self.share:  # the truss's torque on the module, counter-clockwise, shared equally
+            on_module = sum(sg * tau[jj] for jj, sg in group)
+            for jj, sg in group:
+                tau[jj] = sg * on_module / len(group)
         for k in range(N):
             tau[self.j_drive[k]] = ff_b[k] + self.pi_drive[k](v_belt[k] / self.r - qd[self.j_drive[k]], dt)
             if k == self.tail or not p.arms_stowed:

@@ -11,8 +11,9 @@ lab.robots.tracked_chain with ``layout = "triangle" | "ring"``):
   front) and module 1 (R, rear) stand on the ground as the serial pair; the triangle's module 2 (T) at
   the apex of an equilateral triangle above them, the ring's modules 2 (TR) and 3 (TF) above R and F
   (a square: a four-bar linkage). In the engine the loop is closed by a point-to-point constraint.
-- **Actuation.** Triangle: bar 0's two joints (the bottom pair climbs as the serial chain does) and the
-  apex module's pitch; the other two pins passive: a rigid truss carrying its apex module. Ring: every
+- **Actuation.** Triangle: every pin but the loop's closing one (at the apex): each bottom module has two
+  motored joints to the rigid truss, in parallel, the apex module one (its pitch): a rigid truss
+  carrying its apex. Ring: every
   pin but the closing one is motored. Its square is a four-bar that the upper modules' weight shears
   (:func:`shape_torque`: 25–32 N·m at the climb's tilt); held at one corner (five motors, bar 0's two,
   the rear corner's ``c1_front`` and the upper modules' pitches) the analysis needs 1.9–2.4× a connector's
@@ -88,11 +89,11 @@ class LoopParams:
 
     def actuated(self) -> set[tuple[int, str]]:
         """(bar, "front" | "rear") of every motored pin (module doc; the robot's connector_joints)."""
-        if self.kind == "triangle":
-            return {(0, "front"), (0, "rear"), (1, "rear")}
+        if self.kind == "triangle":  # every pin but the closing one (the closing bar's front, at the apex)
+            return {(0, "front"), (0, "rear"), (1, "front"), (1, "rear"), (2, "rear")}
         if self.one_corner:
             return {(0, "front"), (0, "rear"), (1, "front"), (1, "rear"), (2, "rear")}
-        return {(b, e) for b in range(4) for e in ("front", "rear")} - {(3, "rear")}
+        return {(b, e) for b in range(4) for e in ("front", "rear")} - {(3, "front")}
 
 
 def upper_corners(lp: LoopParams, C_F, C_R) -> np.ndarray:
