@@ -263,8 +263,15 @@ class ChainClimb(Controller):
         self.l_body = [L.index(f"m{k}_body") for k in range(N)]
         self.cp = ChainParams(module=ClimbParams(), n_modules=2 if self.loop else N, coupler_length=p.coupler_length)
         self.r = self.cp.module.pulley_radius
+        self.transfer_m = 0.0
         if self.loop:
+            from .model.loops import LoopParams, loop_pose
+
             plans = loop_plan(p.layout, self.cp, p.step_height, p.plan_samples, p.feedforward)
+            lp = LoopParams(p.layout, self.cp)
+            if isinstance(plans, list):  # the rear module's way from the end of the front's climb to the riser
+                self.transfer_m = float(loop_pose(lp, p.step_height, 1, 0.0).centres[1, 0]
+                                        - loop_pose(lp, p.step_height, 0, 3.0).centres[1, 0])
         else:
             plans = plan(self.cp, p.step_height, p.plan_samples, p.feedforward)
         self.plans, self.no_plan = (plans, "") if isinstance(plans, list) else ([], plans)
@@ -277,7 +284,7 @@ class ChainClimb(Controller):
                          for jj in pair] for pair in self.j_conn]
         self.phase, self.j, self.u = ChainPhase.APPROACH, 0, 0.0
         self.started = False
-        self.moving = False
+        self.moving, self.x_start = False, None
         self.t_slow = 0.0
         self.waited = 0.0  # s the plan has been waiting for a lagging joint
         self.offset = np.zeros((nb, 2))
@@ -293,7 +300,7 @@ class ChainClimb(Controller):
             self.j = j
         self.t_phase.append((t, int(phase), self.j))
         self.t_slow = 0.0
-        self.moving = False
+        self.moving, self.x_start = False, None
 
     def _stalled(self, state, k: int) -> bool:
         p = self.params
@@ -301,8 +308,13 @@ class ChainClimb(Controller):
         fwd = np.array([R[0, 0], R[1, 0]])
         fwd /= max(np.linalg.norm(fwd), 1e-9)
         v = float(state.v_W[self.l_body[k], :2] @ fwd)
-        if self.loop and not self.moving:  # a loop's truss is slow to start: a stall counts once it has moved
-            self.moving = v >= 0.8 * p.advance_speed
+        if self.loop and self.phase == ChainPhase.TRANSFER and not self.moving:
+            # a loop's rear module arrives from its push still moving: its stall at the riser counts once it
+            # has covered most of the plan's way there (the truss is rigid: it cannot be nearer before)
+            x = state.p_W[self.l_body[k], :2]
+            if self.x_start is None:
+                self.x_start = x.copy()
+            self.moving = float(np.linalg.norm(x - self.x_start)) > 0.8 * self.transfer_m
             return False
         self.t_slow = self.t_slow + self.dt if v < p.stall_fraction * max(p.advance_speed, 1e-3) else 0.0
         return self.t_slow >= p.stall_time
