@@ -347,7 +347,7 @@ def chain_side_view(run):
 
 def _joint(name, kind, parent, child, xyz, axis, pitch: float = 0.0) -> str:
     return (f'  <joint name="{name}" type="{kind}">\n    <parent link="{parent}"/>\n    <child link="{child}"/>\n'
-            f'    <origin xyz="{vec(xyz)}" rpy="0 {fmt(pitch)} 0"/>\n    <axis xyz="{vec(axis)}"/>\n'
+            f'    <origin xyz="{vec(xyz)}" rpy="0 {fmt(pitch + 0.0)} 0"/>\n    <axis xyz="{vec(axis)}"/>\n'
             '    <dynamics damping="0" friction="0"/>\n  </joint>\n')
 
 

@@ -29,8 +29,8 @@ def labels(ax) -> list[str]:
     return [ln.get_label() for ln in ax.get_lines()]
 
 
-def test_thirteen_scenarios_are_shipped():
-    assert len(SCENARIOS) == 13
+def test_fifteen_scenarios_are_shipped():
+    assert len(SCENARIOS) == 15  # with the triangle and ring of Hu 2013 Fig 4
 
 
 @pytest.mark.slow
