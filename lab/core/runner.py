@@ -32,6 +32,7 @@ from lab.core.wrench import as_wrench, bind, total
 log = logging.getLogger(__name__)
 
 STOP_CHECK_EVERY = 50  # steps between a trial's stop-condition evaluations (50 ms at 1 ms: a trial ends within that)
+SETTLE_DT = 1e-3  # init.settle_s's engine step: at 1 ms the first step's fall g·h² is 0.01 mm and the settle is over in 0.2 s (5 ms: 0.25 mm, tilts 4 rad/s)
 
 
 def applied_of(parts: dict, n_links: int):
@@ -103,6 +104,8 @@ class Simulation:
         if self.trial is not None:
             self.trial.setup(self.view)
         self.world.set_joint_angles(q0)
+        if sc.init.settle_s > 0:  # at rest on the ground at a fixed fine step, the same start at every sim.dt
+            self.world.settle(sc.init.settle_s, min(sc.sim.dt, SETTLE_DT))
         self.controller.reset(self.world.model, sc.sim.dt)
         self.last_tau = np.zeros(J)  # the joint torques the last step applied
         self._laws = list(self.forces.items())

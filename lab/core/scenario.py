@@ -76,6 +76,9 @@ class InitConfig(Validated):
     position: tuple[float, float] = vector((0.0, 0.0), length=2, names="[x, y]", unit="m", doc="the tail's position")
     heading_deg: float = num(0.0, ge=-360, le=360, unit="degrees", doc="the body's direction, tail to head, from x")
     joint_noise: float = num(0.0, ge=0, le=1, unit="rad", doc="seeded uniform noise on the initial joint angles")
+    settle_s: float = num(0.0, ge=0, le=5, unit="s",
+                          doc="engine-only settle on the ground before t = 0 at min(dt, 1 ms), joints then back at "
+                              "their start angles, all at rest (lab.core.world.World.settle); 0: none")
 
 
 @dataclass(frozen=True)
