@@ -72,17 +72,34 @@ def test_kinetic_energy_against_central_differences_of_the_path(creeping_run):
     yaw = np.unwrap(s["yaw"], axis=0)
     w = (yaw[2:] - yaw[:-2]) / (2 * h)
     E_fd = 0.5 * mp.mass * (v**2).sum(axis=(1, 2)) + 0.5 * mp.inertia[2, 2] * (w**2).sum(axis=1)
-    E = s["E"][1:-1]
+    # semi-implicit Euler moves x by h·v₊ (the post-step velocity), so a central difference of the sampled
+    # positions is the mean velocity of the steps it spans, centred half a step after the sample: compare
+    # with the engine's E there
+    dt = sc.sim.dt
+    E = np.interp(t[1:-1] + 0.5 * dt, t, s["E"])
     keep = t[1:-1] > 1.0  # past the start (the first samples' differences straddle the launch)
-    rel = float(np.sqrt(np.mean((E_fd[keep] - E[keep]) ** 2)) / np.sqrt(np.mean(E[keep] ** 2)))
-    assert rel <= tol("energy.kinetic_fd_rel"), rel
+
+    def gap(E_ref):
+        return float(np.sqrt(np.mean((E_fd[keep] - E_ref[keep]) ** 2)) / np.sqrt(np.mean(E_ref[keep] ** 2)))
+
+    bar = tol("energy.kinetic_fd_rel_per_s") * dt  # what is left is first order in the step (the tolerance's reason)
+    assert gap(E) <= bar, (gap(E), bar)
+    # the fault it guards against: a recorder that leaves out the links' spin (E_T alone, ~1.2 % of E here)
+    E_T = np.interp(t[1:-1] + 0.5 * dt, t, s["E_T"])
+    assert gap(E_T) > bar, (gap(E_T), bar)
 
 
 def test_motor_work_against_the_trapezoid_of_the_recorded_power(creeping_run):
-    _, r = creeping_run
+    sc, r = creeping_run
     s = r.series
     P = (s["tau"] * s["qd"]).sum(axis=1)
     W = float(np.sum(0.5 * (P[1:] + P[:-1]) * np.diff(s["t"])))
+    # a sample pairs the torque a step applied with the rate after it, τ_k·q̇_{k+1}; the step's work is
+    # τ_k·(q̇_k + q̇_{k+1})·h/2, short of it by τ_k·(q̇_{k+1} − q̇_k)·h/2: over the run (h/2)∫τ·q̈ dt, the
+    # semi-implicit step's half-step offset (first order in the step), taken out with q̈ from the samples
+    qdd = np.gradient(s["qd"], s["t"], axis=0)
+    Pa = (s["tau"] * qdd).sum(axis=1)
+    W -= 0.5 * sc.sim.dt * float(np.sum(0.5 * (Pa[1:] + Pa[:-1]) * np.diff(s["t"])))
     rel = abs(W - float(s["W_in"][-1])) / abs(float(s["W_in"][-1]))
     assert rel <= tol("energy.work_trapezoid_rel"), rel
     assert float(s["W_in"][-1]) > 0.5  # the motors did work: the comparison is not 0 against 0

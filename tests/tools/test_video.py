@@ -10,17 +10,19 @@ import pytest
 
 from conftest import ROOT
 
+from lab.core import scenario as scn
+
 SCENARIO = "snake_passive_creeping"
-DT = 0.001  # the scenario's step
+DT = scn.load(SCENARIO).sim.dt  # the scenario's step (5 ms): the frame stride is counted in steps
 
 
 def _expected_frames(suffix: str, n_steps: int, fps: float = 30.0) -> int:
     """One frame every ``stride`` steps from step 0, the stride making the video play in real time
     (GIF frame delays are whole centiseconds, so its frame period is rounded to 10 ms first)."""
     if suffix == ".gif":
-        stride = round(round(1.0 / fps, 2) / DT)  # 30 ms → 30 steps
+        stride = round(round(1.0 / fps, 2) / DT)  # 30 ms → 6 steps of 5 ms
     else:
-        stride = round(1.0 / (fps * DT))  # 33 steps → 30.3 fps
+        stride = round(1.0 / (fps * DT))  # 6.67 → 7 steps of 5 ms → 28.6 fps
     return math.ceil(n_steps / stride)
 
 
@@ -45,7 +47,8 @@ def test_video_has_one_frame_per_stride(tmp_path, lab_cmd, suffix):
     assert r.returncode == 0, r.stderr[-3000:]
     assert video.stat().st_size > 1000
     n, shape, spread = _count_frames(video)
-    assert n == _expected_frames(suffix, 500) == (17 if suffix == ".gif" else 16)
+    # 0.5 s: the GIF's 30-ms frames give 17; the MP4's 35-ms frames (7 steps) 15
+    assert n == _expected_frames(suffix, round(0.5 / DT)) == (17 if suffix == ".gif" else 15)
     assert shape[:2] == (480, 640)
     assert spread > 5.0, "frames are blank"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left
@@ -61,7 +64,7 @@ def test_video_frame_rate_is_real_time(tmp_path):
     run_scenario(scn.load(SCENARIO, ["sim.duration=0.2"]), video=str(video))
     reader = imageio.get_reader(video)
     try:
-        assert reader.get_meta_data()["fps"] == pytest.approx(1.0 / (33 * DT), abs=0.05)
+        assert reader.get_meta_data()["fps"] == pytest.approx(1.0 / (round(1.0 / (30.0 * DT)) * DT), abs=0.05)
     finally:
         reader.close()
 
