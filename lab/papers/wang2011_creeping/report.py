@@ -39,10 +39,11 @@ def run_name(triple) -> str:
 
 def _overrides(triple, quick: bool) -> dict:
     E, mn, mt = triple
-    from lab.papers.wang2011_creeping.characteristic import LONG_DURATION_S
+    from lab.papers.wang2011_creeping.characteristic import GAIN_STEP, LONG_DURATION_S
 
+    # the long rows' integral keeps growing where E_ref is out of reach: they keep the 1-ms step (GAIN_STEP's reason)
     return {"controller.E_ref": E, "friction.mu_n": mn, "friction.mu_t": mt,
-            "sim.duration": QUICK_DURATION_S if quick else LONG_DURATION_S}
+            **({"sim.duration": QUICK_DURATION_S} if quick else {"sim.duration": LONG_DURATION_S, **GAIN_STEP})}
 
 
 def head_of(series: dict, T: float) -> dict:
