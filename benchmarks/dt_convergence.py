@@ -11,8 +11,8 @@ Two tables, written as Markdown (stdout, and ``--out FILE`` if given):
   RMS, the input work, the mean kinetic energy; the flagship adds its turning radius and rhythm period), the energy ledger's residual at dt and dt/2, the run's status,
   every check that reads the scenario (``lab check NAME --set sim.dt=DT`` plus the same ``--set``
   overrides) with its pass/fail, the studies that read it (report sections, with ``--studies``: the
-  section built with sim.dt and the overrides applied to this scenario's runs; counts of pass / warn /
-  fail rows), and the verdict: *converged* when every headline metric is within REL of the dt/2 run
+  section built with sim.dt and the overrides applied to this scenario's runs, except that a run which
+  sets its own sim.dt keeps it; counts of pass / warn / fail rows), and the verdict: *converged* when every headline metric is within REL of the dt/2 run
   (or within the metric's floor ABS when it is near zero), the ledger's residual at dt stays within
   LEDGER_BAR, and every check (and study run) passes. Then a per-metric table (value at dt, at dt/2,
   relative difference).
@@ -154,13 +154,18 @@ def run_studies(sections: list[str], scenario: str, overrides: list[str]) -> dic
     class Overridden(Context):
         def run_many(self, runs):
             def add(ov):
+                # a run that pins its own step (sim.dt in its overrides: e.g. wang2011_creeping's GAIN_STEP)
+                # keeps it, with its sampling: the study states it needs that step
+                own = ov if isinstance(ov, dict) else dict(i.partition("=")[::2] for i in (ov or []))
+                pinned = {"sim.dt", "sim.record_every"} if "sim.dt" in {k.strip() for k in own} else set()
+                keep = [i for i in overrides if i.partition("=")[0].strip() not in pinned]
                 if isinstance(ov, dict):
                     extra = {}
-                    for item in overrides:
+                    for item in keep:
                         key, _, value = item.partition("=")
                         extra[key.strip()] = scn.parse_value(value.strip())
                     return {**ov, **extra}
-                return [*(ov or []), *overrides]
+                return [*(ov or []), *keep]
             return super().run_many([(n, s, add(ov) if s == scenario else ov) for n, s, ov in runs])
 
     registry = load_sections()
