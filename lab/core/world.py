@@ -426,12 +426,19 @@ class World:
         ledger (no contact metering) does not book. On the flagship over 0.3 s from rest at 5 ms that
         was −9.5 % of the input work (0.04 % at 1 ms) and the start-up's input work −10 %. Settled at a
         fixed fine step, the start is the same at every run step (docs/benchmarks.md, issue 34)."""
-        c = self.client
-        q = np.array([s[0] for s in c.getJointStates(self.robot, self._joint_ids)]) if self.n_joints else None
+        c, b = self.client, self.robot
+        q = np.array([s[0] for s in c.getJointStates(b, self._joint_ids)]) if self.n_joints else None
+        pos0, orn0 = c.getBasePositionAndOrientation(b)
         c.setTimeStep(float(dt))
         for _ in range(int(round(seconds / dt))):
             self._pb_step()
         c.setTimeStep(self.dt)
+        # the settled height and tilt kept; where it was placed in the plane and its heading restored (the free
+        # joints drift while settling, which turns the base by ~0.08° in 0.2 s)
+        pos, orn = c.getBasePositionAndOrientation(b)
+        roll, pitch, _ = c.getEulerFromQuaternion(orn)
+        c.resetBasePositionAndOrientation(b, [pos0[0], pos0[1], pos[2]],
+                                          c.getQuaternionFromEuler([roll, pitch, c.getEulerFromQuaternion(orn0)[2]]))
         if q is not None:
             self.reset_state(q=q, qd=np.zeros(self.n_joints))
         self.set_base_velocity((0.0, 0.0, 0.0))
