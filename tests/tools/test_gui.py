@@ -27,6 +27,8 @@ import pytest
 
 from conftest import IN_CI, ROOT, need_tool
 
+from lab.core import scenario as scn
+
 SCREEN = "-screen 0 1024x768x24"
 SCENARIO = "snake_passive_creeping"
 
@@ -62,7 +64,7 @@ def test_gui_run_screenshot_and_results(tmp_path, lab_cmd):
 
     m = json.loads((out / "metrics.json").read_text())
     assert m["status"] == "ok"
-    assert m["steps"] == 100
+    assert m["steps"] == round(0.1 / scn.load(SCENARIO).sim.dt)  # 0.1 s at the scenario's step
     assert m["sim_time_s"] == pytest.approx(0.1)
     # GUI runs are paced to the wall clock: never faster than real time, and not absurdly slower
     # (the bound is loose: software OpenGL on a loaded 2-core CI box measured up to ~20x).
@@ -347,7 +349,8 @@ def test_keys_change_the_running_controller():
     from lab.core.engine import pb
 
     sim, fake = _sim(0.2)
-    sim.gui._key_every = 20  # keys read every 20 steps (0.1 s by default) to keep the test short
+    n = sim.scenario.sim.n_steps  # 0.2 s at the scenario's step (40 at 5 ms)
+    sim.gui._key_every = n // 10  # keys read 10 times over the run (0.1 s apart by default) to keep the test short
     try:
         assert sim.controller.params.E_ref == 1.0
         fake.keys = [_press(pb.B3G_RIGHT_ARROW)] * 5 + [_press(pb.B3G_DOWN_ARROW), _press(pb.B3G_LEFT_ARROW),
@@ -359,7 +362,7 @@ def test_keys_change_the_running_controller():
     assert sim.controller.params.E_ref == 2.0
     assert sim.controller.params.phi_t == -0.2
     assert sim.gui.controls.value("E_ref") == 2.0 and sim.gui.controls.selected == 1
-    assert fake.key_reads == 10  # every 20 steps of 200
+    assert fake.key_reads == 10  # every n/10 steps of n
 
 
 def test_a_value_the_controller_rejects_is_taken_back(monkeypatch):
@@ -422,7 +425,7 @@ def test_space_pauses_the_run_and_the_keys_still_act():
         assert any("PAUSED" in t for t in fake.sent_texts)  # the panel said so while it lasted
         assert not any("PAUSED" in t for t in fake.texts())  # and no longer
         res = sim.run()
-        assert res.status == "ok" and res.metrics["steps"] == 200
+        assert res.status == "ok" and res.metrics["steps"] == sim.scenario.sim.n_steps == round(0.2 / sim.scenario.sim.dt)
     finally:
         sim.close()
 
