@@ -95,6 +95,8 @@ class TrackedChainSpec(Robot):
     i2: float = num(3.0 / 8.0, gt=0, doc="planetary ratio (Table 1)")
     motor_speed_line: bool = info(True, doc="every motor on its torque–speed line (lab.actuators); false: the torque "
                                             "limit alone")
+    drive_inertia: float = num(2e-5, ge=1e-7, le=10, unit="kg·m²",
+                               doc="each module's drive link about its axis (as the single robot's)")
 
     def __post_init__(self):
         super().__post_init__()
@@ -113,7 +115,8 @@ class TrackedChainSpec(Robot):
                            body_mass=self.body_mass, arm_length=self.arm_length, arm_mass=self.arm_mass,
                            track_friction=self.track_friction, guide_friction=self.guide_friction,
                            motor_torque_max=self.motor_torque_max, motor_speed_rpm=self.motor_speed_rpm, i0=self.i0,
-                           i1=self.i1, i2=self.i2, motor_speed_line=self.motor_speed_line, cleats=False)
+                           i1=self.i1, i2=self.i2, motor_speed_line=self.motor_speed_line, drive_inertia=self.drive_inertia,
+                           cleats=False)
 
     # ---- hooks ----------------------------------------------------------------------------
     @property

@@ -25,6 +25,13 @@ def test_spec_validation_and_motors():
     assert m["c1_rear"][1] == pytest.approx(3600 * 2 * math.pi / 60 / 720)
     assert set(s.connector_joints()) == {"c0_front", "c0_rear", "c1_front", "c1_rear"}
     assert TrackedChainSpec(layout="parallel").connector_joints() == ()
+    # every module's drive link as the single robot's, with the chain's drive_inertia (the single-module
+    # scenarios' 1e-3 kg·m² lever on the belt gears' solve, issue 34)
+    assert s.module().drive_inertia == TrackedSpec().drive_inertia
+    heavy = TrackedChainSpec(n_modules=3, drive_inertia=1e-3)
+    assert heavy.module().drive_inertia == 1e-3
+    drives = [heavy.to_urdf().split(f'<link name="m{k}_drive">')[1].split("</link>")[0] for k in range(3)]
+    assert all('iyy="0.001"' in d for d in drives) and 'iyy="0.001"' not in s.to_urdf()
 
 
 @pytest.mark.slow
