@@ -196,11 +196,19 @@ def vendor_lib_js() -> str:
 
 
 def page_html(folder: Path | str, back_link: str | None = None, shared_lib: str | None = None,
-              max_frames: int | None = None, max_points: int = MAX_PLOT_POINTS) -> str:
+              max_frames: int | None = None, max_points: int = MAX_PLOT_POINTS,
+              max_link_frames: int | None = None) -> str:
     """The whole page of one run folder, as text. ``shared_lib``: the URL of :func:`vendor_lib_js`'s
     file instead of inlining the libraries (the docs site); ``max_frames`` / ``max_points``: keep every
-    n-th frame / chart sample so a committed page stays small."""
+    n-th frame / chart sample so a committed page stays small; ``max_link_frames``: at most this many
+    frames × links (a page's poses and force arrows grow with both: a 28-link wheeled snake keeps fewer
+    frames than a 10-link one)."""
     run = load_run(folder)
+    if max_link_frames is not None:
+        p = run.replay.get("p_W")
+        n_links = int(p.shape[1]) if p is not None and np.ndim(p) == 3 and p.shape[1] else 1
+        cap = max(2, max_link_frames // n_links)
+        max_frames = cap if max_frames is None else min(max_frames, cap)
     if max_frames is not None and len(run.replay["t"]) > max_frames:
         stride = math.ceil(len(run.replay["t"]) / max_frames)
         n = len(run.replay["t"])

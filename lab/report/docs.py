@@ -30,6 +30,7 @@ REPLAY_LIB = "replay-lib.js"  # the vendored libraries, shared by the pages unde
 # flagship (the self-contained page of `lab replay` keeps all: 1.5 MB); tests/tools/test_replay.py
 # holds every page under docs/papers/replays/ to REPLAY_PAGE_BUDGET.
 REPLAY_MAX_FRAMES = 400
+REPLAY_MAX_LINK_FRAMES = 4000  # frames × links: the 10-link flagship keeps its 400, the 28-link wheeled snake 142
 REPLAY_MAX_POINTS = 800
 REPLAY_PAGE_BUDGET = 600 * 1024
 
@@ -186,7 +187,8 @@ def write(docs_output, outcomes: list[SectionOutcome], meta: dict) -> Path:
                     dest = out.claim(f"replays/{key}.html")
                     dest.parent.mkdir(parents=True, exist_ok=True)
                     write_text_atomic(dest, page_html(run, shared_lib=REPLAY_LIB, max_frames=REPLAY_MAX_FRAMES,
-                                                      max_points=REPLAY_MAX_POINTS))
+                                                      max_points=REPLAY_MAX_POINTS,
+                                                      max_link_frames=REPLAY_MAX_LINK_FRAMES))
                 write_text_atomic(out.claim(page_name(key)),
                                   _page(key, oc, meta, notes_dir, replay=run))
             for key in sections:  # --only: keep the other sections' pages (the lab's own, in the marker)

@@ -235,13 +235,16 @@ def test_interrupt_then_resume_runs_each_run_once(tmp_path, lab_cmd):
     finished rows kept; the same command again completes the rest and re-runs none of them.
 
     Deterministic by construction, not by timing: the first run diverges at once (max kinetic energy
-    1e-6 J) and the others would take minutes (the base scenario's sim.duration is 300 s), so exactly one
+    1e-6 J) and the others would take minutes (the base scenario's sim.duration is 300 s at 1 ms), so exactly one
     row exists when the signal arrives, whatever the machine's load. Runs are keyed by their overrides
     only, so before resuming the base file is shortened to 0.3 s and the rest finish quickly."""
     from lab.core import scenario as scn
 
     base = tmp_path / "base.toml"
-    base.write_text(scn.load("snake_passive_creeping", ["sim.duration=300"]).to_toml(), encoding="utf-8")
+    # 300 s at 1 ms (~30 s of wall unloaded; at the flagship's shipped 5 ms the second run finished in ~8 s,
+    # before the signal)
+    base.write_text(scn.load("snake_passive_creeping", ["sim.duration=300", "sim.dt=0.001", "sim.record_every=10"])
+                    .to_toml(), encoding="utf-8")
     f = write_sweep(tmp_path / "s.toml", """
 base = "base.toml"
 [[axis]]
