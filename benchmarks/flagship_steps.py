@@ -19,12 +19,14 @@ import statistics
 import time
 
 
-def _time_one(dt: float, duration: float) -> tuple[float, float, str]:
+def time_flagship(overrides: list[str]) -> tuple[float, float, int, str]:
+    """(step-loop CPU s, whole-run CPU s, steps, status) of ``snake_passive_creeping`` with ``overrides``:
+    the step loop alone (``Simulation.step`` from a fresh set-up) and ``Simulation.run`` with its metrics,
+    each on process CPU time. benchmarks/goals.py times the flagship goal with it."""
     from lab.core import scenario as scn
     from lab.core.runner import Simulation
 
-    sc = scn.load("snake_passive_creeping", [f"sim.dt={dt}", f"sim.duration={duration}",
-                                             f"sim.record_every={max(1, round(0.01 / dt))}"])
+    sc = scn.load("snake_passive_creeping", overrides)
     n = sc.sim.n_steps
     sim = Simulation(sc)
     try:
@@ -44,7 +46,13 @@ def _time_one(dt: float, duration: float) -> tuple[float, float, str]:
         whole = time.process_time() - c0
     finally:
         sim.close()
-    return duration / loop, duration / whole, res.status
+    return loop, whole, n, res.status
+
+
+def _time_one(dt: float, duration: float) -> tuple[float, float, str]:
+    loop, whole, _, status = time_flagship([f"sim.dt={dt}", f"sim.duration={duration}",
+                                            f"sim.record_every={max(1, round(0.01 / dt))}"])
+    return duration / loop, duration / whole, status
 
 
 def main() -> None:

@@ -39,32 +39,14 @@ def load() -> str:
 
 
 def flagship() -> tuple[str, str, bool]:
+    from flagship_steps import time_flagship
     from lab.core import scenario as scn
-    from lab.core.runner import Simulation
 
     sc = scn.load("snake_passive_creeping", [])
-    n = sc.sim.n_steps
-    sim = Simulation(sc)
-    try:
-        state = sim.world.read_state()
-        sim.recorder.start(state)
-        step = sim.step
-        c0 = time.process_time()
-        for _ in range(n):
-            state, _ = step(state)
-        loop = time.process_time() - c0
-    finally:
-        sim.close()
-    sim = Simulation(sc)
-    try:
-        c0 = time.process_time()
-        res = sim.run()
-        whole = time.process_time() - c0
-    finally:
-        sim.close()
+    loop, whole, n, status = time_flagship([])
     rtf = sc.sim.duration / loop
     return (f"{rtf:.1f}× (step loop, {loop / n * 1e6:.0f} µs per {sc.sim.dt * 1e3:g} ms step); "
-            f"{sc.sim.duration / whole:.1f}× with its metrics (Simulation.run, status {res.status})",
+            f"{sc.sim.duration / whole:.1f}× with its metrics (Simulation.run, status {status})",
             f"{rtf:.1f}", rtf >= 40.0)
 
 

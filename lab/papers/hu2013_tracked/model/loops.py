@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .multi import (G, ChainParams, ChainPose, ClimbAnalysis, Contact, climber_pose, depth_in_step, module_contacts,
-                    outline, rot, serial_h_geo, serial_pose, tail_arm)
+                    outline, rot, sample_climb, serial_h_geo, serial_pose, tail_arm)
 
 LOOPS = {"triangle": 3, "ring": 4}
 
@@ -329,34 +329,11 @@ def loop_margin(lp: LoopParams, pose: ChainPose, st: FrameStatics) -> float:
 def analyse_loop(lp: LoopParams, h: float, n_u: int = 31) -> ClimbAnalysis:
     """Both bottom modules' climbs sampled at n_u values of u: geometry, statics, margin (as
     :func:`.multi.analyse_serial`)."""
-    hg = loop_h_geo(lp)
-    z_min = lp.chain.module.pulley_radius + lp.chain.module.track_side / 2
-    out = ClimbAnalysis(lp.kind, lp.n_modules, h, True, "climbs", hg, 0.0, 0.0, 0.0, 0.0, math.inf)
-    if h < z_min:
-        out.feasible, out.reason = False, f"h below r + l/2 = {z_min:.3f} m: a module climbs it alone"
-        return out
-    for j in range(2):
-        for u in np.linspace(0.0, 3.0, n_u):
-            pose = loop_pose(lp, h, j, float(u))
-            if not pose.ok:
-                out.feasible, out.reason = False, f"geometry: {pose.why} (module {j} at u = {u:.2f})"
-                return out
-            st = loop_statics(lp, pose, h)
-            mg = loop_margin(lp, pose, st) if st.feasible else math.nan
-            out.samples.append((j, float(u), st.ratio, mg))
-            if not st.feasible:
-                out.feasible, out.reason = False, f"statics: no contact forces hold module {j} at u = {u:.2f}"
-                return out
-            out.peak_ratio = max(out.peak_ratio, st.ratio)
-            out.peak_connector_torque = max(out.peak_connector_torque, max(abs(v) for v in st.pin_torque.values()))
-            out.peak_arm_torque = max(out.peak_arm_torque, abs(st.arm_torque))
-            out.peak_belt_force = max(out.peak_belt_force, float(np.max(np.abs(st.belt_force))))
-            out.min_margin = min(out.min_margin, mg)
-    if out.peak_ratio > 1.0:
-        out.feasible, out.reason = False, f"torque: a motor needs {out.peak_ratio:.2f}× its rating"
-    elif out.min_margin <= 0:
-        out.feasible, out.reason = False, f"tips: the support margin reaches {100 * out.min_margin:+.1f} cm"
-    return out
+    return sample_climb(lp.kind, lp.n_modules, h, loop_h_geo(lp),
+                        lp.chain.module.pulley_radius + lp.chain.module.track_side / 2, 2, n_u,
+                        lambda j, u: loop_pose(lp, h, j, u), lambda pose: loop_statics(lp, pose, h),
+                        lambda pose, st: loop_margin(lp, pose, st),
+                        lambda st: max(abs(v) for v in st.pin_torque.values()))
 
 
 def max_height_loop(lp: LoopParams, tol: float = 2e-3, n_u: int = 31) -> float:

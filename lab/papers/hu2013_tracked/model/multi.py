@@ -496,29 +496,30 @@ class ClimbAnalysis:
     samples: list = field(default_factory=list)  # (module, u, ratio, margin)
 
 
-def analyse_serial(cp: ChainParams, h: float, n_u: int = 31) -> ClimbAnalysis:
-    """Every module's climb (a, b, c) sampled at n_u values of u; the pose's statics and margin."""
-    N = cp.n_modules
-    hg = serial_h_geo(cp)
-    z_min = cp.module.pulley_radius + cp.module.track_side / 2
-    out = ClimbAnalysis("serial", N, h, True, "climbs", hg, 0.0, 0.0, 0.0, 0.0, math.inf)
+def sample_climb(kind: str, n_modules: int, h: float, h_geo: float, z_min: float, climbers: int, n_u: int,
+                 pose_of, statics_of, margin_of, connector_peak_of) -> ClimbAnalysis:
+    """The climb of modules 0 … climbers−1 sampled at n_u values of u (0 … 3: a, b, c): each pose's
+    geometry, statics and support margin, the peaks and the verdict. ``pose_of(j, u)``, ``statics_of(pose)``,
+    ``margin_of(pose, statics)`` and ``connector_peak_of(statics)`` are the configuration's own (the serial
+    chain's here, the loops' in :mod:`.loops`)."""
+    out = ClimbAnalysis(kind, n_modules, h, True, "climbs", h_geo, 0.0, 0.0, 0.0, 0.0, math.inf)
     if h < z_min:
         out.feasible, out.reason = False, f"h below r + l/2 = {z_min:.3f} m: a module climbs it alone"
         return out
-    for j in range(N):
+    for j in range(climbers):
         for u in np.linspace(0.0, 3.0, n_u):
-            pose = serial_pose(cp, h, j, float(u))
+            pose = pose_of(j, float(u))
             if not pose.ok:
                 out.feasible, out.reason = False, f"geometry: {pose.why} (module {j} at u = {u:.2f})"
                 return out
-            st = chain_statics(cp, pose, h)
-            m = support_margin(cp, pose, st) if st.feasible else math.nan
+            st = statics_of(pose)
+            m = margin_of(pose, st) if st.feasible else math.nan
             out.samples.append((j, float(u), st.ratio, m))
             if not st.feasible:
                 out.feasible, out.reason = False, f"statics: no contact forces hold module {j} at u = {u:.2f}"
                 return out
             out.peak_ratio = max(out.peak_ratio, st.ratio)
-            out.peak_connector_torque = max(out.peak_connector_torque, float(np.nanmax(np.abs(st.connector_torque), initial=0)))
+            out.peak_connector_torque = max(out.peak_connector_torque, connector_peak_of(st))
             out.peak_arm_torque = max(out.peak_arm_torque, abs(st.arm_torque))
             out.peak_belt_force = max(out.peak_belt_force, float(np.max(np.abs(st.belt_force))))
             out.min_margin = min(out.min_margin, m)
@@ -527,6 +528,14 @@ def analyse_serial(cp: ChainParams, h: float, n_u: int = 31) -> ClimbAnalysis:
     elif out.min_margin <= 0:
         out.feasible, out.reason = False, f"tips: the support margin reaches {100 * out.min_margin:+.1f} cm"
     return out
+
+
+def analyse_serial(cp: ChainParams, h: float, n_u: int = 31) -> ClimbAnalysis:
+    """Every module's climb (a, b, c) sampled at n_u values of u; the pose's statics and margin."""
+    return sample_climb("serial", cp.n_modules, h, serial_h_geo(cp), cp.module.pulley_radius + cp.module.track_side / 2,
+                        cp.n_modules, n_u, lambda j, u: serial_pose(cp, h, j, u),
+                        lambda pose: chain_statics(cp, pose, h), lambda pose, st: support_margin(cp, pose, st),
+                        lambda st: float(np.nanmax(np.abs(st.connector_torque), initial=0)))
 
 
 def max_height_serial(cp: ChainParams, tol: float = 2e-3, n_u: int = 31) -> float:
