@@ -84,3 +84,20 @@ def test_the_gait_start_converges_at_5ms_where_the_straight_start_does_not():
     gait = abs(work("gait", 0.005) / work("gait", 0.0025) - 1)
     straight = abs(work("straight", 0.005) / work("straight", 0.0025) - 1)
     assert gait < 0.02 < straight
+
+
+# Two gaits of the zhang2018_eel_gait study (α, ω, β) that diverged at 5 ms within 0.1 s (its scenario note)
+EEL_GAITS = ((0.942, 1.051, 0.293), (0.927, 3.979, 0.852))
+
+
+@pytest.mark.parametrize("alpha, omega, beta", EEL_GAITS)
+def test_the_eels_large_amplitude_gaits_diverge_at_5ms_from_straight_and_swim_from_their_shape(alpha, omega, beta):
+    """Traced (issue 34, item 6): not the hydrodynamics' lagged added-mass correction (without it they
+    diverge as well) but the straight start: eq. 38's outer loop sees an error of up to α ≈ 0.94 rad at
+    t = 0. Started on the reference (the controller's reference(t)) the same gaits swim at 5 ms."""
+    over = ["sim.duration=0.5", "controller.gamma_schedule=constant", f"controller.alpha={alpha}",
+            f"controller.omega={omega}", f"controller.beta={beta}", "sim.dt=0.005"]
+    straight = run_scenario(scn.load("eel_forward_turn", over))
+    assert straight.status == "diverged"
+    shaped = run_scenario(scn.load("eel_forward_turn", [*over, "init.shape=gait"]))
+    assert shaped.status == "ok" and shaped.metrics["energy.kinetic_mean_J"] < 5.0
