@@ -103,9 +103,18 @@ class Simulation:
                             head=self.head_index(), last_command=lambda: self.last_tau)
         if self.trial is not None:
             self.trial.setup(self.view)
+        qd0 = None
+        # on the controller's reference at t = 0 (InitConfig.shape); a controller without one starts straight
+        if sc.init.shape != "straight" and callable(getattr(self.controller, "reference", None)):
+            self.controller.reset(self.world.model, sc.sim.dt)
+            x0, xd0 = self.controller.reference(0.0)
+            q0 = q0 + np.asarray(x0, float)
+            qd0 = np.asarray(xd0, float) if sc.init.shape == "gait_moving" else None
         self.world.set_joint_angles(q0)
         if sc.init.settle_s > 0:  # at rest on the ground at a fixed fine step, the same start at every sim.dt
             self.world.settle(sc.init.settle_s, min(sc.sim.dt, SETTLE_DT))
+        if qd0 is not None:  # the reference's rates, the base at rest
+            self.world.reset_state(q=q0, qd=qd0, v_W=(0.0, 0.0, 0.0), w_W=(0.0, 0.0, 0.0))
         self.controller.reset(self.world.model, sc.sim.dt)
         self.last_tau = np.zeros(J)  # the joint torques the last step applied
         self._laws = list(self.forces.items())

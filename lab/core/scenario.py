@@ -21,7 +21,7 @@ from typing import Any, Literal
 import tomli_w
 
 from lab.core.errors import LabError
-from lab.core.fields import NUMBERS, Decl, Validated, declarations, info, num, vector
+from lab.core.fields import NUMBERS, Decl, Validated, choice, declarations, info, num, vector
 from lab.core.resources import scenario_dir
 from lab.core.registry import registry
 
@@ -70,8 +70,9 @@ class ReplayConfig(Validated):
 
 @dataclass(frozen=True)
 class InitConfig(Validated):
-    """Initial pose: tail at ``position``, body along ``heading_deg``, joints straight plus seeded
-    uniform noise of ±``joint_noise`` rad (the drag trial's 'perturbed initial shape')."""
+    """Initial pose: tail at ``position``, body along ``heading_deg``, joints straight (or, by ``shape``, on
+    the controller's reference at t = 0) plus seeded uniform noise of ±``joint_noise`` rad (the drag trial's
+    'perturbed initial shape')."""
 
     position: tuple[float, float] = vector((0.0, 0.0), length=2, names="[x, y]", unit="m", doc="the tail's position")
     heading_deg: float = num(0.0, ge=-360, le=360, unit="degrees", doc="the body's direction, tail to head, from x")
@@ -79,6 +80,13 @@ class InitConfig(Validated):
     settle_s: float = num(0.0, ge=0, le=5, unit="s",
                           doc="engine-only settle on the ground before t = 0 at min(dt, 1 ms), joints then back at "
                               "their start angles, all at rest (lab.core.world.World.settle); 0: none")
+    shape: Literal["straight", "gait", "gait_moving"] = choice(
+        "straight", doc="the joints at t = 0: 'straight' (0, plus joint_noise); 'gait' at the controller's reference "
+                        "x(0) (its reference(t); the serpenoid's α sin(iβ + φ₀) + γ), at rest; 'gait_moving' there and "
+                        "at its rates ẋ(0), the base at rest (the unified model's start); a controller without a "
+                        "reference (a user's, swapped in by controller.type) starts straight. A physics choice: the "
+                        "servo then starts on its reference instead of closing a step of up to α, which saturates "
+                        "it and is not converged at the step (docs/benchmarks.md). Settling (settle_s) is in this shape")
 
 
 @dataclass(frozen=True)
@@ -124,7 +132,8 @@ class Scenario:
             "description": self.description,
             "seed": self.seed,
             "sim": plain(self.sim),
-            "init": plain(self.init),
+            # init.shape only when set: the default start (straight) leaves every resolved scenario as it was
+            "init": {k: v for k, v in plain(self.init).items() if k != "shape" or v != "straight"},
             "arena": {"type": self.arena_type, **(plain(self.arena) if self.arena is not None else {})},
             "robot": {"type": self.robot_type, **plain(self.robot)},
             "friction": {"type": self.friction_type, **plain(self.friction)},

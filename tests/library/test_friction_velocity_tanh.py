@@ -100,7 +100,7 @@ def test_welded_chain_sticks_with_the_static_bases_mass_matrix():
     from lab.core.runner import Simulation
 
     over = ["friction.type=coulomb_velocity", "friction.mu_t=0.01", "friction.mu_n=0.5",
-            "friction.head_exempt=false", "sim.dt=0.001", "controller.servo=implicit_pd"]
+            "friction.head_exempt=false", "friction.slip_tol=0", "sim.dt=0.001", "controller.servo=implicit_pd"]
     sim = Simulation(scn.load("snake_unified_manipulation", over))
     try:
         w = sim.world

@@ -223,6 +223,14 @@ class EelFeedbackLinearization(Controller):
                          c_t2=p.c_t if p.c_t2 is None else p.c_t2, c_n2=p.c_n if p.c_n2 is None else p.c_n2,
                          u_n=p.u_n, lambda1=p.lambda1, lambda2=p.lambda2, lambda3=p.lambda3, source="engine")
 
+    def reference(self, t: float) -> tuple[np.ndarray, np.ndarray]:
+        """(φ_ref, φ̇_ref) of eq. 34 at t (lab joint order = the paper's, tail first): what ``init.shape``
+        starts the joints on (lab.core.scenario.InitConfig). From the straight body a large-amplitude gait's
+        first error (up to α) drives the outer loop so hard that at 5 ms the run diverges within 0.1 s
+        (docs/benchmarks.md); started on the reference it swims at 5 and 10 ms."""
+        r, rd, _ = reference(self.params, t, self.model.n_joints)
+        return r, rd
+
     def reset(self, model: ModelInfo, dt: float) -> None:
         from lab.papers.zhang2018_eel.model.noninertial import NonInertialModel
 
