@@ -289,10 +289,35 @@ def same_definition(out: Path, study: Study, where: str) -> None:
         d.pop("description", None)
         d.pop("trials", None)
     if old != new:
-        diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+        diff = _differences(old, new)
+        keys = ", ".join(dict.fromkeys(k.split(".")[0] for k, _, _ in diff))
+        values = [(k, a, b) for k, a, b in diff if a is not None and b is not None and not isinstance(a, (dict, list))]
+        shown = "".join(f"; {k}: {_short(a)} in the folder, {_short(b)} now" for k, a, b in values[:2])
+        paths = ""
+        if all(isinstance(a, str) and isinstance(b, str) and a != b and Path(a).name == Path(b).name
+               for _, a, b in diff):
+            # the common case: the same study file made from another checkout or folder, whose resolved
+            # paths differ; say so, since the values alone look alike at a glance
+            paths = " (only the paths differ: the folder was made from another checkout or location)"
         raise LabError(f"{where}/study.toml", f"holds a different definition of the study {study.name!r} "
-                                              f"({', '.join(diff)} differ); resume it with `lab optimize {p} --out "
+                                              f"({keys} differ{shown}){paths}; resume it with `lab optimize {p} --out "
                                               f"{out}`, or run the new definition into another folder")
+
+
+def _differences(old, new, prefix: str = "") -> list[tuple[str, object, object]]:
+    """The dotted keys at which two definitions differ, with both values (missing: None), in key order."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for k in sorted(set(old) | set(new)):
+            out += _differences(old.get(k), new.get(k), f"{prefix}.{k}" if prefix else str(k))
+        return out
+    return [] if old == new else [(prefix or "definition", old, new)]
+
+
+def _short(v: object, n: int = 60) -> str:
+    s = "missing" if v is None else repr(v)
+    # cut the middle: a path differs at its start (the checkout) and is recognised by its end (the file)
+    return s if len(s) <= n else s[:n // 2] + "…" + s[-(n // 2 - 1):]
 
 
 def write_definition(out: Path, study: Study) -> None:

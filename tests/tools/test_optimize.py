@@ -316,6 +316,32 @@ def test_a_changed_study_is_refused_and_a_second_writer_is_busy(tmp_path, capsys
     assert err.startswith(f"error: --out {out}/study.toml: holds a different definition") and "scenario" in err
 
 
+def test_a_study_folder_from_another_checkout_is_refused_naming_the_paths(tmp_path):
+    """The same study file resolved from another checkout differs only in its paths: the refusal says so,
+    with both values, instead of a bare 'scenario differ'."""
+    from lab.core.errors import LabError
+    from lab.optimize.study import load_study
+
+    study = load_study(tiny_study(tmp_path))
+    out = tmp_path / "out"
+    out.mkdir()
+    engine.write_definition(out, study)
+    engine.same_definition(out, study, "--out")  # the same definition resumes
+    text = (out / "study.toml").read_text()
+    scen = study.to_dict()["scenario"]
+    elsewhere = str(Path("/another/checkout") / Path(scen).name)
+    (out / "study.toml").write_text(text.replace(repr(scen)[1:-1], elsewhere))
+    with pytest.raises(LabError) as e:
+        engine.same_definition(out, study, "--out")
+    msg = str(e.value)
+    assert "/another/checkout" in msg and "only the paths differ" in msg
+    # a real change of the definition is not blamed on the paths
+    (out / "study.toml").write_text(text.replace("seed = 5", "seed = 6"))
+    with pytest.raises(LabError) as e:
+        engine.same_definition(out, study, "--out")
+    assert "(seed differ; seed: 6 in the folder, 5 now)" in str(e.value) and "paths" not in str(e.value)
+
+
 # ------------------------------------------------------------------ the real command: SIGKILL, Ctrl-C
 
 
