@@ -316,6 +316,7 @@ class LabEnv(gym.Env):
         # columns: forward, left, up in the world frame (the task frame's axes)
         self.task_frame = np.array([[math.cos(h), -math.sin(h), 0.0], [math.sin(h), math.cos(h), 0.0],
                                     [0.0, 0.0, 1.0]])
+        self._heading = math.atan2(self.task_frame[1, 0], self.task_frame[0, 0])
         self.sim = None
         self._start = None  # the Simulation's save_state() right after its set-up (and settle), when _rewindable
         self.state = None
@@ -538,14 +539,25 @@ class LabEnv(gym.Env):
 
     # ------------------------------------------------------------------ observation
     def _observe(self, s) -> np.ndarray:
-        T = self.task_frame
-        h = math.atan2(T[1, 0], T[0, 0])
-        yaw = np.remainder(s.yaw - h + np.pi, 2 * np.pi) - np.pi
-        v = T.T @ s.com_v_W
-        w0 = T.T @ s.w_W[0]
-        g0 = -s.R_WB[0][2, :]  # gravity's direction (−z_W) in the base link's frame: Rᵀ(0, 0, −1)
-        dz = s.com_W[2] - self.com0_W[2]
-        return np.concatenate([s.q, s.qd, yaw, v, [dz], w0, g0]).astype(np.float64)
+        # written into one preallocated row by slices (the same operations, to the bit, as concatenating
+        # the pieces; 1-2 µs of ~10 saved a step, measured on a loaded machine)
+        TT = self.task_frame.T
+        h = self._heading
+        J, N = s.q.shape[0], s.p_W.shape[0]
+        out = np.empty(2 * J + N + 10)
+        out[:J] = s.q
+        out[J:2 * J] = s.qd
+        y = out[2 * J:2 * J + N]
+        np.subtract(s.yaw, h, out=y)
+        y += np.pi
+        np.remainder(y, 2 * np.pi, out=y)
+        y -= np.pi
+        k = 2 * J + N
+        out[k:k + 3] = TT @ s.com_v_W
+        out[k + 3] = s.com_W[2] - self.com0_W[2]
+        out[k + 4:k + 7] = TT @ s.w_W[0]
+        np.negative(s.R_WB[0][2, :], out=out[k + 7:k + 10])  # gravity's direction (−z_W) in the base's frame
+        return out
 
     # ------------------------------------------------------------------ render
     def render(self):
