@@ -327,20 +327,13 @@ class LabEnv(gym.Env):
 
             self._viewer = open_viewer()  # before any DIRECT client (lab.gui.open_viewer)
         self._episode_seed = sc.seed
-        world = self._new_sim(sc.seed, policy=False)  # the spaces need the loaded robot's joints, links and motors
+        self.act_index = None  # the actuated joints and their motors: _actuation, from the first World
+        # built with the policy from the start (one set-up and settle, not two): the spaces need the loaded
+        # robot's joints, links and motors, and the first reset rewinds to this start where it can
+        world = self._new_sim(sc.seed)
         model = world.model
-        self.joint_names = model.joint_names
-        self.act_index, self.act_limit = actuators(world)
-        self.no_load = world.motors.no_load_speed[self.act_index].copy()
-        self._ranges = None
-        if action_mode == "position":
-            names = [model.joint_names[i] for i in self.act_index]
-            rng = joint_ranges(sc.robot.to_urdf(), names)
-            self._ranges = [rng.get(n) for n in names]
-            bad = [n for n, r, w in zip(names, self._ranges, self.no_load) if r is None and not math.isfinite(w)]
-            if bad:
-                raise ValueError(f"action_mode: 'position' gives continuous joints rate targets a·ω_0, but {bad} "
-                                 "have no no-load speed (set the robot's motor speed line)")
+        if self._rewindable():
+            self._start = self.sim.save_state()
         self._start_episode()
         self.weight = float(model.mass.sum() * max(model.gravity, 1e-9))
         self.action_space = spaces.Box(-1.0, 1.0, shape=(len(self.act_index),), dtype=np.float32)
@@ -356,7 +349,7 @@ class LabEnv(gym.Env):
         return self.control_dt
 
     # ------------------------------------------------------------------ episode
-    def _new_sim(self, scenario_seed: int, policy: bool = True):
+    def _new_sim(self, scenario_seed: int):
         import dataclasses
 
         from lab.core.runner import Simulation
@@ -367,18 +360,34 @@ class LabEnv(gym.Env):
         sc = dataclasses.replace(self.scenario, seed=int(scenario_seed))
 
         def make_policy(w):
+            if self.act_index is None:
+                self._actuation(w)
             J = None if w.motors.inertia is None else w.motors.inertia[self.act_index]
             return Policy(w.n_joints, self.act_index, self.act_limit, self.action_mode, self.no_load, self._ranges,
                           J, w.dt, self.servo)
 
         # exactly lab run's set-up (World, robot, arena, trial bodies, force laws), with the policy as the
         # controller and a ledger that books the motors' work only (no time series)
-        if policy:
-            self.sim = Simulation(sc, controller=make_policy, recorder=lambda w: Ledger(w.dt))
-        else:  # only the loaded robot (the spaces need its joints, links and motors)
-            self.sim = Simulation(sc)
+        self.sim = Simulation(sc, controller=make_policy, recorder=lambda w: Ledger(w.dt))
         self.sim.world.implicit_motor_lines = self.motor_lines == "implicit"
         return self.sim.world
+
+    def _actuation(self, world) -> None:
+        """The joints a policy drives, their stall torques, no-load speeds and (position mode) ranges, from
+        the loaded robot; a ValueError for a position-mode rate target without a no-load speed."""
+        model = world.model
+        self.joint_names = model.joint_names
+        self.act_index, self.act_limit = actuators(world)
+        self.no_load = world.motors.no_load_speed[self.act_index].copy()
+        self._ranges = None
+        if self.action_mode == "position":
+            names = [model.joint_names[i] for i in self.act_index]
+            rng = joint_ranges(self.scenario.robot.to_urdf(), names)
+            self._ranges = [rng.get(n) for n in names]
+            bad = [n for n, r, w in zip(names, self._ranges, self.no_load) if r is None and not math.isfinite(w)]
+            if bad:
+                raise ValueError(f"action_mode: 'position' gives continuous joints rate targets a·ω_0, but {bad} "
+                                 "have no no-load speed (set the robot's motor speed line)")
 
     def _rewindable(self) -> bool:
         """Whether every episode starts from the same engine state, so that one Simulation can be rewound

@@ -139,6 +139,7 @@ def _episodes(env_id, rewind, n_episodes=3, steps=30, **kw):
     u = env.unwrapped
     if rewind is False:
         u._rewindable = lambda: False
+        u._start = None  # the start the constructor kept
     elif rewind == "forced":
         u._rewindable = lambda: True
     rng = np.random.default_rng(5)
