@@ -71,7 +71,10 @@ Episode end
   :func:`lab.envs.make` keeps the two equal under overrides).
 * **Resets**: ``reset(seed=s)`` is deterministic. Each episode runs the scenario with its ``seed``
   drawn from the environment's generator (so ``init.joint_noise`` varies between episodes);
-  ``options={"scenario_seed": k}`` pins it (the scenario's own seed reproduces ``lab run``).
+  ``options={"scenario_seed": k}`` pins it (the scenario's own seed reproduces ``lab run``). Where
+  every episode starts alike (no joint noise, a settled start, no engine constraints or per-step hooks:
+  :meth:`LabEnv._rewindable`) a reset rewinds the World to the start the constructor saved instead of
+  building and settling a new one: the same episodes, to the bit, for ~0.25 ms instead of ~37.
 
 Rendering
 ---------
