@@ -336,7 +336,7 @@ class LabEnv(gym.Env):
         world = self._new_sim(sc.seed)
         model = world.model
         if self._rewindable():
-            self._start = self.sim.save_state()
+            self._save_start()
         self._start_episode()
         self.weight = float(model.mass.sum() * max(model.gravity, 1e-9))
         self.action_space = spaces.Box(-1.0, 1.0, shape=(len(self.act_index),), dtype=np.float32)
@@ -392,6 +392,12 @@ class LabEnv(gym.Env):
                 raise ValueError(f"action_mode: 'position' gives continuous joints rate targets a·ω_0, but {bad} "
                                  "have no no-load speed (set the robot's motor speed line)")
 
+    def _save_start(self) -> None:
+        """Keep the fresh Simulation's start for the next resets (and how many bodies the engine then held:
+        a body added since, by user code, makes the next reset rebuild instead)."""
+        self._start = self.sim.save_state()
+        self._start_bodies = self.sim.world.client.getNumBodies()
+
     def _rewindable(self) -> bool:
         """Whether every episode starts from the same engine state, so that one Simulation can be rewound
         to it (``restoreState``: bodies, velocities and Bullet's contact manifolds) instead of being built
@@ -400,8 +406,9 @@ class LabEnv(gym.Env):
         (``init.settle_s`` > 0): restoreState overwrites the contact manifolds it saved and empties the
         others, so the saved start must hold every contact the episode begins with; from an unsettled
         start (no manifolds yet: the v1 ids) two rewound episodes differed from each other by 8e-3 rad/s
-        in a joint rate after one step. Not with the ``human``
-        window (each episode re-opens its overlay on a new World), and not for a robot with engine
+        in a joint rate after one step. Not with a render mode
+        (the ``human`` window re-opens its overlay on each new World; ``rgb_array``'s first frame adds the
+        ground grid's body, which restoreState refuses: "expected 3 multibodies, got 2"), and not for a robot with engine
         constraints or per-step hooks (the tracked robot's gears and belt): there the rewound episode's first
         step moved 0.7 % from a rebuilt one's (Bullet's saveState keeps the bodies and contacts, not the
         constraints' solver state). Where it applies a rewound episode equals a rebuilt one to the bit
@@ -409,7 +416,7 @@ class LabEnv(gym.Env):
         to a restore (docs/benchmarks.md)."""
         w = self.sim.world if self.sim is not None else None
         init = self.scenario.init
-        return (init.joint_noise == 0 and init.settle_s > 0 and self.render_mode != "human" and w is not None
+        return (init.joint_noise == 0 and init.settle_s > 0 and self.render_mode is None and w is not None
                 and not w.rewindables and w._after_step is None and w.client.getNumConstraints() == 0)
 
     def _start_episode(self) -> None:
@@ -452,13 +459,14 @@ class LabEnv(gym.Env):
         else:
             episode_seed = int(self.np_random.integers(2**31 - 1))
         self._episode_seed = episode_seed
-        if self._start is not None and self.sim is not None:  # the cached settled start (see _rewindable)
+        if (self._start is not None and self.sim is not None  # the cached settled start (see _rewindable)
+                and self.sim.world.client.getNumBodies() == self._start_bodies):  # no body added since
             self.sim.restore_state(self._start)
             self.sim.last_tau = np.zeros(self.sim.world.n_joints)
         else:
             self._new_sim(episode_seed)
             if self._rewindable():
-                self._start = self.sim.save_state()
+                self._save_start()
         self._start_episode()
         self._last_obs = self._observe(self.state)
         return self._last_obs.copy(), {"t": self.state.t, "scenario_seed": episode_seed}

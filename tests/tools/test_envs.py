@@ -186,6 +186,29 @@ def test_constrained_robots_and_unsettled_starts_are_rebuilt_not_rewound():
     assert not rewound
 
 
+@pytest.mark.slow
+def test_a_body_added_since_the_start_makes_the_reset_rebuild():
+    """restoreState refuses a world with more bodies than it saved ("expected 3 multibodies, got 2": the
+    rgb_array render's ground grid was one): a reset after a body was added rebuilds instead of failing, and
+    a rendering environment never rewinds."""
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 0.2})
+    u = env.unwrapped
+    env.reset(seed=0)
+    assert u._start is not None
+    sim = u.sim
+    sim.world.add_static_box([0.05, 0.05, 0.05], [2.0, 2.0, 0.05], 0.5)
+    obs, _ = env.reset(seed=1)
+    assert u.sim is not sim and np.isfinite(obs).all()
+    env.close()
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 0.2}, render_mode="rgb_array",
+                   render_size=(32, 24))
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        assert env.render().shape == (24, 32, 3)
+    assert env.unwrapped._start is None
+    env.close()
+
+
 def test_actions_scale_to_the_motors_stall_torques():
     env = LabEnv("tracked_step_climb", {"sim.duration": 0.5})
     spec = env.scenario.robot
