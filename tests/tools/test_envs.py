@@ -187,6 +187,28 @@ def test_constrained_robots_and_unsettled_starts_are_rebuilt_not_rewound():
 
 
 @pytest.mark.slow
+def test_a_rewound_reset_after_a_real_divergence_replays_the_episode():
+    """NaN in the engine (a diverged episode) does not survive the rewind: the next episode repeats the
+    one before the divergence, to the bit."""
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 1.0})
+    u = env.unwrapped
+    a = np.full(9, 0.4, dtype=np.float32)
+    o0, _ = env.reset(seed=0)
+    before = [env.step(a)[0] for _ in range(10)]
+    env.reset(seed=0)
+    w = u.sim.world
+    w.client.resetBaseVelocity(w.robot, [float("nan"), 0.0, 0.0], [0.0, 0.0, 0.0])
+    _, _, term, _, info = env.step(a)
+    assert term and "non-finite" in info["diverged"]
+    o1, _ = env.reset(seed=0)
+    after = [env.step(a)[0] for _ in range(10)]
+    assert u._start is not None
+    np.testing.assert_array_equal(o1, o0)
+    np.testing.assert_array_equal(after, before)
+    env.close()
+
+
+@pytest.mark.slow
 def test_a_body_added_since_the_start_makes_the_reset_rebuild():
     """restoreState refuses a world with more bodies than it saved ("expected 3 multibodies, got 2": the
     rgb_array render's ground grid was one): a reset after a body was added rebuilds instead of failing, and
