@@ -132,6 +132,105 @@ def test_seeded_resets_are_deterministic():
     env.close()
 
 
+def _episodes(env_id, rewind, n_episodes=3, steps=30, **kw):
+    """Observations and rewards of ``n_episodes`` seeded episodes of random actions, the settled start
+    rewound (``rewind`` True: LabEnv's cache) or rebuilt every reset (False), and whether it was rewound."""
+    env = gym.make(env_id, **kw)
+    u = env.unwrapped
+    if rewind is False:
+        u._rewindable = lambda: False
+        u._start = None  # the start the constructor kept
+    elif rewind == "forced":
+        u._rewindable = lambda: True
+    rng = np.random.default_rng(5)
+    out = []
+    for e in range(n_episodes):
+        out.append(env.reset(seed=e)[0])
+        for _ in range(steps):
+            obs, r, term, trunc, _ = env.step(rng.uniform(-1, 1, env.action_space.shape).astype(np.float32))
+            out += [obs, [r]]
+    rewound = u._start is not None
+    env.close()
+    return np.concatenate(out), rewound
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id, overrides", [("lab/SnakeCreeping-v2", {}),
+                                               ("lab/SnakeDrag-v2", {"init.joint_noise": 0.0, "init.settle_s": 0.2})])  # + payload, rope
+def test_a_rewound_reset_equals_a_rebuilt_one_to_the_bit(env_id, overrides):
+    """The settled start is cached (LabEnv._rewindable: restoreState instead of a new World and 0.2 s of
+    settle): three seeded episodes of random torques give the same observations and rewards, to the bit,
+    as with a new Simulation at every reset."""
+    kw = {"overrides": {"sim.duration": 1.0, **overrides}}
+    cached, rewound = _episodes(env_id, True, **kw)
+    rebuilt, _ = _episodes(env_id, False, **kw)
+    assert rewound
+    np.testing.assert_array_equal(cached, rebuilt)
+
+
+@pytest.mark.slow
+def test_constrained_robots_and_unsettled_starts_are_rebuilt_not_rewound():
+    """The tracked robot's gears and belt hook: Bullet's saveState does not keep the constraints' solver
+    state, and a rewound episode moves from a rebuilt one (shown with the cache forced on), so its resets
+    rebuild."""
+    kw = {"overrides": {"sim.duration": 1.0}, "n_episodes": 2, "steps": 5}
+    rebuilt, _ = _episodes("lab/TrackedClimb-v2", False, **kw)
+    default, rewound = _episodes("lab/TrackedClimb-v2", True, **kw)
+    forced, _ = _episodes("lab/TrackedClimb-v2", "forced", **kw)
+    assert not rewound
+    np.testing.assert_array_equal(default, rebuilt)
+    assert not np.array_equal(forced, rebuilt)
+    # an unsettled start (the v1 ids) is rebuilt too: restoreState keeps only the contacts it saved (rewound,
+    # Gymnasium's checker found two seeded episodes unequal: test_registered_and_passes_the_checker)
+    _, rewound = _episodes("lab/SnakeCreeping-v1", True, **kw)
+    assert not rewound
+
+
+@pytest.mark.slow
+def test_a_rewound_reset_after_a_real_divergence_replays_the_episode():
+    """NaN in the engine (a diverged episode) does not survive the rewind: the next episode repeats the
+    one before the divergence, to the bit."""
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 1.0})
+    u = env.unwrapped
+    a = np.full(9, 0.4, dtype=np.float32)
+    o0, _ = env.reset(seed=0)
+    before = [env.step(a)[0] for _ in range(10)]
+    env.reset(seed=0)
+    w = u.sim.world
+    w.client.resetBaseVelocity(w.robot, [float("nan"), 0.0, 0.0], [0.0, 0.0, 0.0])
+    _, _, term, _, info = env.step(a)
+    assert term and "non-finite" in info["diverged"]
+    o1, _ = env.reset(seed=0)
+    after = [env.step(a)[0] for _ in range(10)]
+    assert u._start is not None
+    np.testing.assert_array_equal(o1, o0)
+    np.testing.assert_array_equal(after, before)
+    env.close()
+
+
+@pytest.mark.slow
+def test_a_body_added_since_the_start_makes_the_reset_rebuild():
+    """restoreState refuses a world with more bodies than it saved ("expected 3 multibodies, got 2": the
+    rgb_array render's ground grid was one): a reset after a body was added rebuilds instead of failing, and
+    a rendering environment never rewinds."""
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 0.2})
+    u = env.unwrapped
+    env.reset(seed=0)
+    assert u._start is not None
+    sim = u.sim
+    sim.world.add_static_box([0.05, 0.05, 0.05], [2.0, 2.0, 0.05], 0.5)
+    obs, _ = env.reset(seed=1)
+    assert u.sim is not sim and np.isfinite(obs).all()
+    env.close()
+    env = gym.make("lab/SnakeCreeping-v2", overrides={"sim.duration": 0.2}, render_mode="rgb_array",
+                   render_size=(32, 24))
+    for seed in (0, 1):
+        env.reset(seed=seed)
+        assert env.render().shape == (24, 32, 3)
+    assert env.unwrapped._start is None
+    env.close()
+
+
 def test_actions_scale_to_the_motors_stall_torques():
     env = LabEnv("tracked_step_climb", {"sim.duration": 0.5})
     spec = env.scenario.robot
