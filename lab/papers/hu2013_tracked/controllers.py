@@ -61,6 +61,8 @@ ARM_PROGRESS = 0.05  # rad of arm travel that counts as progress (differential m
 
 
 TRACK_STEP_Z = 0.004  # m: belt contacts above this height touch the step (the ground's contacts sit at ~0)
+# the phase tests' angles (rad), named once rather than converted on every step
+_DEG3, _DEG4, _DEG5, _DEG8, _DEG60 = (math.radians(a) for a in (3.0, 4.0, 5.0, 8.0, 60.0))
 
 
 class Phase(IntEnum):
@@ -266,6 +268,7 @@ class TrackedClimb(Controller):
         self._w_arm = min(p.arm_speed, p.arm_speed_max)
         self._v_climb = min(p.track_ratio * self._w_arm * p.pulley_radius / p.i2, p.track_speed_max)
         self._v_advance = min(p.advance_speed, p.track_speed_max)
+        self._flip_done = FLIP_PITCH - math.radians(p.flip_tolerance_deg)  # the flip's end: pitch 30° less the tolerance
 
     def set_param(self, name: str, value: float) -> None:
         super().set_param(name, value)
@@ -306,27 +309,26 @@ class TrackedClimb(Controller):
         self._transition(Phase.FLIP, t)
 
     def _update_phase(self, state: RobotState, pitch: float) -> None:
-        p = self.params
         t = state.t
         rel = pitch - self.pitch0  # pitch since the flip began, on whichever face it began
         if self.phase == Phase.ADVANCE:
-            if (t > 0.3 and self._stalled(state)) or rel > math.radians(3.0):
+            if (t > 0.3 and self._stalled(state)) or rel > _DEG3:
                 self._start_flip(pitch, t)
         elif self.phase == Phase.FLIP:
             self._over_the_top(state)  # start tracking the edge
-            if rel >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
+            if rel >= self._flip_done:
                 self._transition(Phase.CLIMB, t)
         elif self.phase == Phase.CLIMB:
-            flat = abs(pitch - flat_pitch(pitch)) < math.radians(4.0)
+            flat = abs(pitch - flat_pitch(pitch)) < _DEG4
             still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
-            fell_back = flat and still and rel < math.radians(5.0)
+            fell_back = flat and still and rel < _DEG5
             # over: the COM has passed the step's edge (it tips onto the top, or lies there); the arm
             # is released only then
-            over = self.max_rel > math.radians(60.0) and self._over_the_top(state)
+            over = self.max_rel > _DEG60 and self._over_the_top(state)
             if fell_back or over:
                 self._transition(Phase.DRIVE_ON, t)
         elif self.phase == Phase.DRIVE_ON:
-            flat = abs(pitch - flat_pitch(pitch)) < math.radians(8.0)
+            flat = abs(pitch - flat_pitch(pitch)) < _DEG8
             # a new riser: stall again → flip again (stairs)
             if flat and t - self.t_phase[Phase.DRIVE_ON] > 1.0:
                 if self._stalled(state):
