@@ -349,3 +349,53 @@ def test_a_shipped_sweep_is_found_by_name_from_any_folder(tmp_path, monkeypatch)
     assert by_name.to_dict() == by_path.to_dict()
     with pytest.raises(LabError, match="no such sweep file"):
         load_sweep("no_such_sweep")
+
+
+# ------------------------------------------------------------------ a worker's repeated runs
+
+
+RUN_ONE = """
+import json, sys
+from lab.sweep.definition import expand, load_sweep
+from lab.sweep.execute import Task, run_task
+sw = load_sweep(sys.argv[1], json.loads(sys.argv[2]))
+s = [s for s in expand(sw) if s.run_id == sys.argv[3]][0]
+from lab.sweep.definition import validate_runs
+sc = validate_runs(sw, [s], "t")[0]
+row, _, _ = run_task(Task(run_id=s.run_id, scenario=sc, info={"seed": s.seed, **s.point}))
+print(json.dumps(row))
+"""
+
+
+@pytest.mark.slow
+def test_a_workers_repeated_runs_equal_a_fresh_process():
+    """A sweep worker runs many scenarios one after the other in one process: nothing of one run (the
+    engine, a controller's buffers, a cache keyed on the robot) may reach the next. Two tracked climbs
+    (arm 0.3 and 0.4 m, the riser 3 cm ahead, so each advances, stalls and flips in its 2 s) in the order
+    A, B, A give A's row twice, and both equal A's row from a fresh process."""
+    from lab.sweep.definition import validate_runs
+
+    path = ROOT / "scenarios" / "sweeps" / "tracked_step_climb.toml"
+    extra = {"sim.duration": 2.0, "arena.step_x": 0.03}
+    sw = load_sweep(path, extra)
+    specs = expand(sw)
+    a, b = (next(s for s in specs if s.point == {"arena.step_height": 0.15, "robot.arm_length": arm,
+                                                   "controller.arm_speed": 0.5}) for arm in (0.3, 0.4))
+    sc_a, sc_b = validate_runs(sw, [a, b], "t")
+
+    def run(spec, sc):
+        row, _, _ = run_task(Task(run_id=spec.run_id, scenario=sc, info={"seed": spec.seed, **spec.point}))
+        return row
+
+    def same(row):  # the run's own columns (no timing, no worker name) as JSON text: NaN equals NaN there, to the bit
+        return json.dumps({k: v for k, v in row.items()
+                           if k not in ("task_wall_s", "wall_time_s", "realtime_factor", "worker")}, sort_keys=True)
+
+    first, other, again = run(a, sc_a), run(b, sc_b), run(a, sc_a)
+    assert first["status"] == "ok" and first["climb.flip_s"] > 0  # it reached the riser and flipped
+    assert same(first) != same(other)
+    assert same(again) == same(first)
+    out = subprocess.run([sys.executable, "-c", RUN_ONE, str(path), json.dumps(extra), a.run_id], cwd=ROOT,
+                         capture_output=True, text=True, check=True, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    assert same(json.loads(out.stdout.strip().splitlines()[-1])) == same(first)
+    assert json.loads(same(first))["climb.flip_s"] > 0

@@ -44,7 +44,7 @@ from lab.papers.hu2013_tracked.model.params import DriveLimits
 from lab.core.state import ModelInfo, RobotState
 from lab.core.fields import Validated, choice, info, num
 from lab.controllers.base import Controller, register_controller
-from lab.controllers.servo import predict_qdd
+from lab.controllers.servo import spd_solve
 
 FLIP_PITCH = math.pi / 6  # the front face is vertical when the body has pitched 30° nose-down
 TWO_PI_3 = 2 * math.pi / 3
@@ -61,6 +61,8 @@ ARM_PROGRESS = 0.05  # rad of arm travel that counts as progress (differential m
 
 
 TRACK_STEP_Z = 0.004  # m: belt contacts above this height touch the step (the ground's contacts sit at ~0)
+# the phase tests' angles (rad), named once rather than converted on every step
+_DEG3, _DEG4, _DEG5, _DEG8, _DEG60 = (math.radians(a) for a in (3.0, 4.0, 5.0, 8.0, 60.0))
 
 
 class Phase(IntEnum):
@@ -225,6 +227,10 @@ class TrackedClimb(Controller):
         self.belt_mask[self.belt_links] = True
         self._summ_of, self._summ = None, None
         self._fwd_of, self._fwd_xy = None, (1.0, 0.0)
+        self._commands()
+        # the speed loops' prediction buffers (predict_qdd's gain h k, right-hand side and q̈), reused each step
+        n = model.n_joints
+        self._gain, self._rhs, self._qdd = np.zeros(n), np.zeros(n), np.empty(n)
         self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
         self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
         self.motor_pi = _PI(p.kp_motor, p.ki_motor, p.motor_torque_max)
@@ -255,12 +261,26 @@ class TrackedClimb(Controller):
                                     "psi", "work_out")}
 
     # -------------------------------------------------------------------- commands
+    def _commands(self) -> None:
+        """The speed commands, constants of the parameters: worked out when they are set (reset, and the
+        GUI's :meth:`set_param`), not on every step."""
+        p = self.params
+        self._w_arm = min(p.arm_speed, p.arm_speed_max)
+        self._v_climb = min(p.track_ratio * self._w_arm * p.pulley_radius / p.i2, p.track_speed_max)
+        self._v_advance = min(p.advance_speed, p.track_speed_max)
+        self._flip_done = FLIP_PITCH - math.radians(p.flip_tolerance_deg)  # the flip's end: pitch 30° less the tolerance
+
+    def set_param(self, name: str, value: float) -> None:
+        super().set_param(name, value)
+        self._commands()
+
     def arm_speed_cmd(self) -> float:
-        return min(self.params.arm_speed, self.params.arm_speed_max)
+        """θ̇ during flip and climb: ``arm_speed``, at most the motor's (set by :meth:`reset`)."""
+        return self._w_arm
 
     def climb_track_speed(self) -> float:
-        p = self.params
-        return min(p.track_ratio * self.arm_speed_cmd() * p.pulley_radius / p.i2, p.track_speed_max)
+        """The climb's track speed, eq. 12's v_d = track_ratio · θ̇ r / i2, at most the motor's."""
+        return self._v_climb
 
     def _transition(self, phase: Phase, t: float) -> None:
         if phase == Phase.DRIVE_ON and math.isnan(self.t_first_drive_on):
@@ -289,27 +309,26 @@ class TrackedClimb(Controller):
         self._transition(Phase.FLIP, t)
 
     def _update_phase(self, state: RobotState, pitch: float) -> None:
-        p = self.params
         t = state.t
         rel = pitch - self.pitch0  # pitch since the flip began, on whichever face it began
         if self.phase == Phase.ADVANCE:
-            if (t > 0.3 and self._stalled(state)) or rel > math.radians(3.0):
+            if (t > 0.3 and self._stalled(state)) or rel > _DEG3:
                 self._start_flip(pitch, t)
         elif self.phase == Phase.FLIP:
             self._over_the_top(state)  # start tracking the edge
-            if rel >= FLIP_PITCH - math.radians(p.flip_tolerance_deg):
+            if rel >= self._flip_done:
                 self._transition(Phase.CLIMB, t)
         elif self.phase == Phase.CLIMB:
-            flat = abs(pitch - flat_pitch(pitch)) < math.radians(4.0)
+            flat = abs(pitch - flat_pitch(pitch)) < _DEG4
             still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
-            fell_back = flat and still and rel < math.radians(5.0)
+            fell_back = flat and still and rel < _DEG5
             # over: the COM has passed the step's edge (it tips onto the top, or lies there); the arm
             # is released only then
-            over = self.max_rel > math.radians(60.0) and self._over_the_top(state)
+            over = self.max_rel > _DEG60 and self._over_the_top(state)
             if fell_back or over:
                 self._transition(Phase.DRIVE_ON, t)
         elif self.phase == Phase.DRIVE_ON:
-            flat = abs(pitch - flat_pitch(pitch)) < math.radians(8.0)
+            flat = abs(pitch - flat_pitch(pitch)) < _DEG8
             # a new riser: stall again → flip again (stairs)
             if flat and t - self.t_phase[Phase.DRIVE_ON] > 1.0:
                 if self._stalled(state):
@@ -399,20 +418,19 @@ class TrackedClimb(Controller):
                 if not at_stop or x_com > self.x_best + PROGRESS:
                     self.x_best, self.t_best = x_com, state.t
                 self.t_at_stop = state.t - self.t_best
-                w_arm = 0.0 if at_stop else self.arm_speed_cmd()
+                w_arm = 0.0 if at_stop else self._w_arm
                 arm_err = w_arm - th_dot
-                v = self.climb_track_speed() if self.phase == Phase.CLIMB else min(p.advance_speed, p.track_speed_max)
+                v = self._v_climb if self.phase == Phase.CLIMB else self._v_advance
             elif self.phase == Phase.DRIVE_ON:
                 # drive on with the arm stowed straight back over the new level (its wheel would catch
                 # on the edge it came from): an angle servo on the speed loop
                 q_stow = flat_pitch(pitch) + ARM_STOW
-                w_arm = min(max(ARM_STOW_GAIN * (q_stow - float(state.q[self.j_arm])), -self.arm_speed_cmd()),
-                            self.arm_speed_cmd())
+                w_arm = min(max(ARM_STOW_GAIN * (q_stow - float(state.q[self.j_arm])), -self._w_arm), self._w_arm)
                 arm_err = w_arm - th_dot
-                v = min(p.advance_speed, p.track_speed_max)
+                v = self._v_advance
             else:
                 arm_err = None  # approach: gravity holds the arm, its wheel trailing on the ground
-                v = min(p.advance_speed, p.track_speed_max)
+                v = self._v_advance
             tau_arm, tau_drive = self._speed_loops(state, arm_err, v / r - psi_dot)
             tau_m = (tau_arm + tau_drive / p.i2) / (p.i0 * p.i1)
         tau[self.j_arm] = tau_arm
@@ -451,19 +469,22 @@ class TrackedClimb(Controller):
             return tau_arm, self.drive_pi(drive_err, dt)
         implicit = servo == "implicit_pd"
         p_only = servo == "implicit_p"
-        n = self.model.n_joints
-        k, u = np.zeros(n), np.zeros(n)
         ja, jd = self.j_arm, self.j_drive
-        loops = [(jd, self.drive_pi, drive_err)] + ([] if arm_err is None else [(ja, self.arm_pi, arm_err)])
+        # predict_qdd's solve on buffers kept from step to step (its broadcasts and copies cost more than the
+        # 15 × 15 Cholesky): gain = h k, the same products it forms; the other joints' entries stay 0
+        gain, u, qdd = self._gain, self._rhs, self._qdd
+        gain[ja] = u[ja] = 0.0
+        loops = ((jd, self.drive_pi, drive_err),) if arm_err is None else ((jd, self.drive_pi, drive_err),
+                                                                           (ja, self.arm_pi, arm_err))
         for j, pi, err in loops:
-            k[j] = pi.kp + (dt * pi.ki if implicit else 0.0)
+            gain[j] = dt * (pi.kp + (dt * pi.ki if implicit else 0.0))
             # implicit_p: the integral balances the load (the arm lifting the body, the belt pushing on the
             # riser) that the prediction leaves out, so it is left out too: the prediction is the
             # proportional term's alone, and a loaded joint gets its whole output at any step
             u[j] = pi.kp * err if p_only else pi.unsaturated(err, dt)
-        h_qdd = dt * predict_qdd(state.M, k, u, dt)
-        tau_arm = 0.0 if arm_err is None else self.arm_pi(arm_err, dt, float(h_qdd[ja]), implicit)
-        return tau_arm, self.drive_pi(drive_err, dt, float(h_qdd[jd]), implicit)
+        spd_solve(state.M, gain, u, qdd)  # predict_qdd(state.M, k, u, dt), without its allocations
+        tau_arm = 0.0 if arm_err is None else self.arm_pi(arm_err, dt, dt * float(qdd[ja]), implicit)
+        return tau_arm, self.drive_pi(drive_err, dt, dt * float(qdd[jd]), implicit)
 
     def _log(self, state, pitch, th_dot, psi_dot, tau_arm, tau_drive, tau_m) -> None:
         L = self.log
