@@ -96,6 +96,8 @@ class Simulation:
         self.controller = controller
         # a controller whose servo reads the mass matrix (lab.controllers.servo) gets it in every snapshot
         self.world.want_mass_matrix = bool(getattr(controller, "needs_mass_matrix", False))
+        # the motors' lines taken implicitly when the scenario says so (sim.motor_lines; lab.core.actuators)
+        self.world.implicit_motor_lines = self.world.implicit_motor_lines or sc.sim.motor_lines == "implicit"
         # the one place laws are bound to the robot and the arena (lab.core.wrench.bind)
         self.forces = {name: bind(law, spec, sc.arena)
                        for name, law in (("friction", sc.friction), *((n, law) for n, _, law in sc.forces))}
