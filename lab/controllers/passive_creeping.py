@@ -9,9 +9,9 @@ import numpy as np
 
 from lab.core.kernels import compiled
 from lab.core.state import ModelInfo, RobotState
-from lab.core.fields import Validated, info, num
+from lab.core.fields import Validated, choice, info, num
 from lab.controllers.base import Controller, register_controller
-from lab.controllers.servo import Servo, angle_error, servo_field, spd_solve
+from lab.controllers.servo import Servo, angle_error, spd_solve
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,11 @@ class PassiveCreepingParams(Validated):
     # The head's PD part (eq. 14) is a PD servo whose gains a·I·|K∫ + e|·(k_p, k_d) grow with the energy
     # integral: stepped explicitly its step bound falls as the integral grows (issue 34). "explicit" keeps the
     # earlier results; the implicit forms take the PD part at the engine's predicted next state.
-    servo: Servo = servo_field("explicit")
+    servo: Servo = choice(
+        "explicit", doc="how the head's PD part (eq. 14) is stepped (lab.controllers.servo): 'explicit' at this state "
+                        "(the earlier results; its step bound falls as the energy integral grows); 'implicit_damping' "
+                        "its damping at the engine's next state (the mass matrix); 'stable_pd' as Tan 2011; "
+                        "'implicit_pd' the head's angle term and the body coupling (eq. 15) at the next state too")
 
     def __post_init__(self):
         super().__post_init__()
@@ -83,6 +87,15 @@ class PassiveCreeping(Controller):
         super().reset(model, dt)
         self.integral = self.frozen_integral()
         self.I_head = float(model.I_B[-1][2, 2] + model.mass[-1] * model.link_length**2 / 4.0)
+
+    @property
+    def wants_implicit_motor_lines(self) -> bool:
+        """An implicit head servo (``servo`` ≠ "explicit") also has the motors' torque–speed lines taken at the end
+        of the step (lab.core.actuators, World.implicit_motor_lines; the runner reads this). On a line a motor is
+        a damper τ_s/ω_0 whose explicit step bound is the next one the gain-driven runs meet at 5 ms (K·∫ = 5,
+        ω = 4 drives the joints onto their lines: tests/papers/wang2011_creeping/test_head_servo.py). Where no
+        joint reaches its line the implicit lines change nothing (the flagship's 30 s: identical metrics)."""
+        return self.params.servo != "explicit"
 
     def frozen_integral(self) -> float:
         """∫(E_ref − E)dt held fixed by ``coupling_gain_fixed`` (0 when the integral runs)."""

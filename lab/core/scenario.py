@@ -21,7 +21,7 @@ from typing import Any, Literal
 import tomli_w
 
 from lab.core.errors import LabError
-from lab.core.fields import NUMBERS, Decl, Validated, choice, declarations, info, num, vector
+from lab.core.fields import NUMBERS, Decl, Validated, declarations, info, num, vector
 from lab.core.resources import scenario_dir
 from lab.core.registry import registry
 
@@ -51,10 +51,6 @@ class SimConfig(Validated):
     solver_iterations: int = num(50, ge=1, le=1000, doc="Bullet's constraint-solver iterations per step")
     record_every: int = num(10, ge=1, le=10000, unit="steps", doc="record every n-th step")
     max_kinetic_energy: float = num(1000.0, gt=0, unit="J", doc="above this the run stops as diverged")
-    motor_lines: Literal["explicit", "implicit"] = choice(
-        "explicit", doc="the joint motors' torque-speed lines (lab.core.actuators): 'explicit' the clip with the "
-                        "one-step cap (the earlier results); 'implicit' at the end of the step with the mass matrix, "
-                        "stable at any step (World.implicit_motor_lines, as the v2 environments)")
 
     @property
     def n_steps(self) -> int:
