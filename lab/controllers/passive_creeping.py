@@ -69,8 +69,11 @@ class PassiveCreeping(Controller):
     prediction; gravity, Coriolis and contacts are not, as in Tan, Liu and Turk 2011). ``"stable_pd"``,
     ``"implicit_pd"``: the angle term at x + h ẋ as well (``implicit_pd`` adds h²·g·k_p to the prediction's
     gain: stable at any step). Every form is eq. 14 as h → 0 (tests/papers/wang2011_creeping/test_head_servo.py).
-    The body joints' coupling (eq. 15) stays explicit: a stiffness G between neighbours whose own bound,
-    h < 2/√λ_max(M⁻¹K), is ~20 ms at G = 5 N·m/rad (the same test computes it).
+    The body joints' coupling (eq. 15) stays explicit except under ``implicit_pd``: a stiffness G between
+    neighbours whose own bound on the flagship snake, h < 2/√λ_max(−M⁻¹K), is 5.7 ms at G = 5 N·m/rad and falls
+    as 1/√G (the same test computes it). Accuracy is another matter: the head's time constant μ/(g·k_d) is
+    ~5 ms at K·∫ = 5, and no form is converged at a step near it (docs/benchmarks.md, "The creeping study's
+    gain-driven runs with an implicit head"): the default stays explicit.
 
     ``coupling_gain_fixed`` = G (a study option, not in the paper) holds the integral at ∫ = G/K_body
     from the first step: the body coupling gain K_body·∫ is then G and the head's energy factor
