@@ -21,7 +21,7 @@ from typing import Any, Literal
 import tomli_w
 
 from lab.core.errors import LabError
-from lab.core.fields import NUMBERS, Decl, Validated, declarations, info, num, vector
+from lab.core.fields import NUMBERS, Decl, Validated, choice, declarations, info, num, vector
 from lab.core.resources import scenario_dir
 from lab.core.registry import registry
 
