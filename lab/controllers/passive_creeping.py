@@ -9,8 +9,9 @@ import numpy as np
 
 from lab.core.kernels import compiled
 from lab.core.state import ModelInfo, RobotState
-from lab.core.fields import Validated, info, num
+from lab.core.fields import Validated, choice, info, num
 from lab.controllers.base import Controller, register_controller
+from lab.controllers.servo import Servo, angle_error, spd_solve
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,14 @@ class PassiveCreepingParams(Validated):
         None, ge=0, le=100, unit="N·m/rad",
         doc="freeze the energy integral so that K_body·∫(E_ref − E)dt equals this (a study option, not the paper's "
             "law: it measures steady state against the coupling gain); unset: the integral runs (eq. 15)")
+    # The head's PD part (eq. 14) is a PD servo whose gains a·I·|K∫ + e|·(k_p, k_d) grow with the energy
+    # integral: stepped explicitly its step bound falls as the integral grows (issue 34). "explicit" keeps the
+    # earlier results; the implicit forms take the PD part at the engine's predicted next state.
+    servo: Servo = choice(
+        "explicit", doc="how the head's PD part (eq. 14) is stepped (lab.controllers.servo): 'explicit' at this state "
+                        "(the earlier results; its step bound falls as the energy integral grows); 'implicit_damping' "
+                        "its damping at the engine's next state (the mass matrix); 'stable_pd' as Tan 2011; "
+                        "'implicit_pd' the head's angle term and the body coupling (eq. 15) at the next state too")
 
     def __post_init__(self):
         super().__post_init__()
@@ -50,6 +59,22 @@ class PassiveCreeping(Controller):
     E is the kinetic energy of the whole robot from the snapshot (eq. 8); the integral is a running
     rectangle sum over the control steps. Torques saturate at the joints' effort limit.
 
+    ``servo`` (:mod:`lab.controllers.servo`) steps the head's PD part. Its gains are g·k_p and g·k_d with
+    g = a·I_n·|K_n∫ + E_ref − E|, and the feed-forward g·(ẍ_d + φ_t). ``"explicit"``: the law above at this
+    state; the explicit PD needs dt < 2μ/(g·k_d) on the head's lightest mode μ, a bound that falls as the
+    integral (and g) grows. ``"implicit_damping"``: the damping term at the engine's next state,
+    g·k_d(ẋ_d(t+h) − ẋ⁺), solved with the snapshot's mass matrix M:
+        (M + h·g·k_d·e_n e_nᵀ) q̈ = τ_body + e_n·g·(ẍ_d + φ_t + k_p(x_d − xⁿ) + k_d(ẋ_d(t+h) − ẋⁿ)),
+    τ_n = that right side's head row − h·g·k_d·q̈_n (the body joints' torques, known this step, are in the
+    prediction; gravity, Coriolis and contacts are not, as in Tan, Liu and Turk 2011). ``"stable_pd"``,
+    ``"implicit_pd"``: the angle term at x + h ẋ as well (``implicit_pd`` adds h²·g·k_p to the prediction's
+    gain: stable at any step). Every form is eq. 14 as h → 0 (tests/papers/wang2011_creeping/test_head_servo.py).
+    The body joints' coupling (eq. 15) stays explicit except under ``implicit_pd``: a stiffness G between
+    neighbours whose own bound on the flagship snake, h < 2/√λ_max(−M⁻¹K), is 5.7 ms at G = 5 N·m/rad and falls
+    as 1/√G (the same test computes it). Accuracy is another matter: the head's time constant μ/(g·k_d) is
+    ~5 ms at K·∫ = 5, and no form is converged at a step near it (docs/benchmarks.md, "The creeping study's
+    gain-driven runs with an implicit head"): the default stays explicit.
+
     ``coupling_gain_fixed`` = G (a study option, not in the paper) holds the integral at ∫ = G/K_body
     from the first step: the body coupling gain K_body·∫ is then G and the head's energy factor
     |K_n·G/K_body + E_ref − E|, so the steady state can be measured as a function of the gain the
@@ -65,6 +90,15 @@ class PassiveCreeping(Controller):
         super().reset(model, dt)
         self.integral = self.frozen_integral()
         self.I_head = float(model.I_B[-1][2, 2] + model.mass[-1] * model.link_length**2 / 4.0)
+
+    @property
+    def wants_implicit_motor_lines(self) -> bool:
+        """An implicit head servo (``servo`` ≠ "explicit") also has the motors' torque–speed lines taken at the end
+        of the step (lab.core.actuators, World.implicit_motor_lines; the runner reads this). On a line a motor is
+        a damper τ_s/ω_0 whose explicit step bound is the next one the gain-driven runs meet at 5 ms (K·∫ = 5,
+        ω = 4 drives the joints onto their lines: tests/papers/wang2011_creeping/test_head_servo.py). Where no
+        joint reaches its line the implicit lines change nothing (the flagship's 30 s: identical metrics)."""
+        return self.params.servo != "explicit"
 
     def frozen_integral(self) -> float:
         """∫(E_ref − E)dt held fixed by ``coupling_gain_fixed`` (0 when the integral runs)."""
@@ -90,10 +124,45 @@ class PassiveCreeping(Controller):
         xd_d = p.xd_amp * p.xd_omega * math.cos(ph)
         xdd_d = -p.xd_amp * p.xd_omega**2 * math.sin(ph)
         q, qd = state.q, state.qd
-        tau_head = (p.a * self.I_head * abs(p.K_head * self.integral + e)
-                    * (xdd_d + p.k_d * (xd_d - float(qd[-1])) + p.k_p * (x_d - float(q[-1])) + p.phi_t))
-        # body joints and saturation in one compiled call (:func:`coupling_torques`)
-        return coupling_torques(q, p.K_body * self.integral, tau_head, self.model.effort)
+        g = p.a * self.I_head * abs(p.K_head * self.integral + e)
+        if p.servo == "explicit":
+            tau_head = g * (xdd_d + p.k_d * (xd_d - float(qd[-1])) + p.k_p * (x_d - float(q[-1])) + p.phi_t)
+            # body joints and saturation in one compiled call (:func:`coupling_torques`)
+            return coupling_torques(q, p.K_body * self.integral, tau_head, self.model.effort)
+        return self.implicit_head(state, g, x_d, ph)
+
+    def implicit_head(self, state: RobotState, g: float, x_d: float, ph: float) -> np.ndarray:
+        """The torques with the head's PD part at the predicted next state (the class docstring's forms):
+        the body joints as eq. 15, then the head from (M + h G_n) q̈ = pd with the body torques in pd."""
+        p = self.params
+        if state.M is None:
+            raise ValueError(f"servo: {p.servo!r} reads the mass matrix from the snapshot (RobotState.M, filled when "
+                             "World.want_mass_matrix is on: the controller's needs_mass_matrix); a hand-made state "
+                             "needs servo = 'explicit'")
+        h = self.dt
+        q, qd = state.q, state.qd
+        n = q.shape[0]
+        ph1 = ph + p.xd_omega * h
+        x_d1 = p.xd_amp * math.sin(ph1)
+        xd_d1 = p.xd_amp * p.xd_omega * math.cos(ph1)
+        xdd_d = -p.xd_amp * p.xd_omega**2 * math.sin(ph)
+        e_q = angle_error(p.servo, x_d, x_d1, float(q[-1]), float(qd[-1]), h)
+        pd_head = g * (xdd_d + p.phi_t + p.k_p * e_q + p.k_d * (xd_d1 - float(qd[-1])))
+        g_head = g * (h * p.k_d + (h * h * p.k_p if p.servo == "implicit_pd" else 0.0))
+        G = p.K_body * self.integral
+        if p.servo == "implicit_pd":  # the coupling at q⁺ as well: one (non-symmetric) solve, compiled
+            tau = np.empty(n)
+            _implicit_all_into(state.M, q, qd, G, pd_head, g_head, h, self.model.effort, tau)
+            return tau
+        tau = coupling_torques(q, G, 0.0, self.model.effort)
+        pd = tau.copy()
+        pd[-1] = pd_head
+        gain = np.zeros(n)
+        gain[-1] = g_head
+        qdd = np.empty(n)
+        spd_solve(state.M, gain, pd, qdd)
+        tau[-1] = min(max(pd_head - g_head * qdd[-1], -self.model.effort), self.model.effort)
+        return tau
 
     def tunables(self) -> dict[str, tuple[float, float]]:
         return {"E_ref": (0.0, 3.0), "phi_t": (-1.0, 1.0)}
@@ -116,3 +185,53 @@ def _coupling_into(q, gain, tau_head, effort, tau):
     for j in range(n - 1):
         tau[j] = min(max(gain * (q[j + 1] - q[j]), -effort), effort)
     tau[n - 1] = min(max(tau_head, -effort), effort)
+
+
+@compiled
+def _implicit_all_into(M, q, qd, G, pd_head, g_head, h, effort, tau):
+    """``servo = "implicit_pd"``: every torque at the predicted next state q⁺ = q + h q̇ + h² q̈ of the engine's
+    semi-implicit step. τ = τ0 + B q̈ with, on the body joints (eq. 15), τ0_j = G((q + h q̇)_{j+1} − (q + h q̇)_j)
+    and B_j = h² G (e_{j+1} − e_j); on the head (eq. 14), τ0 = ``pd_head`` and B = −``g_head`` e_n. The
+    prediction (M − [0; B]) ẍ = [0; τ0] (base rows free, no force: gravity, Coriolis and contacts left out,
+    as in Tan 2011) is solved by Gaussian elimination with partial pivoting (B is not symmetric), then τ is
+    clipped at ±effort. Into ``tau`` (J,)."""
+    N = M.shape[0]
+    n = q.shape[0]
+    nb = N - n
+    A = M.copy()
+    b = np.zeros(N)
+    for j in range(n - 1):
+        A[nb + j, nb + j] += h * h * G
+        A[nb + j, nb + j + 1] -= h * h * G
+        b[nb + j] = G * ((q[j + 1] + h * qd[j + 1]) - (q[j] + h * qd[j]))
+    A[N - 1, N - 1] += g_head
+    b[N - 1] = pd_head
+    # Gaussian elimination with partial pivoting, in place
+    for k in range(N):
+        piv = k
+        big = abs(A[k, k])
+        for i in range(k + 1, N):
+            if abs(A[i, k]) > big:
+                big = abs(A[i, k])
+                piv = i
+        if piv != k:
+            for c in range(N):
+                A[k, c], A[piv, c] = A[piv, c], A[k, c]
+            b[k], b[piv] = b[piv], b[k]
+        for i in range(k + 1, N):
+            f = A[i, k] / A[k, k]
+            if f != 0.0:
+                for c in range(k, N):
+                    A[i, c] -= f * A[k, c]
+                b[i] -= f * b[k]
+    x = np.empty(N)
+    for i in range(N - 1, -1, -1):
+        s = b[i]
+        for c in range(i + 1, N):
+            s -= A[i, c] * x[c]
+        x[i] = s / A[i, i]
+    for j in range(n - 1):
+        t = G * ((q[j + 1] + h * qd[j + 1]) - (q[j] + h * qd[j])) + h * h * G * (x[nb + j + 1] - x[nb + j])
+        tau[j] = min(max(t, -effort), effort)
+    t = pd_head - g_head * x[N - 1]
+    tau[n - 1] = min(max(t, -effort), effort)

@@ -96,6 +96,9 @@ class Simulation:
         self.controller = controller
         # a controller whose servo reads the mass matrix (lab.controllers.servo) gets it in every snapshot
         self.world.want_mass_matrix = bool(getattr(controller, "needs_mass_matrix", False))
+        # a controller stepped implicitly may ask for the motors' lines taken implicitly too (lab.core.actuators)
+        if getattr(controller, "wants_implicit_motor_lines", False):
+            self.world.implicit_motor_lines = True
         # the one place laws are bound to the robot and the arena (lab.core.wrench.bind)
         self.forces = {name: bind(law, spec, sc.arena)
                        for name, law in (("friction", sc.friction), *((n, law) for n, _, law in sc.forces))}

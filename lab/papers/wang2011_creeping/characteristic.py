@@ -34,7 +34,12 @@ LONG_DURATION_S = 120.0  # Fig 7 rows: ≥ 120 s
 # end "unstable" (lab.core.instability: the head joint's torque flips sign every step); at 2 ms K·∫ = 5 with
 # ω = 4 still does, and 2.5 ms moves the ω = 4 characteristic's E by 6 % from 2 ms. So these runs keep the
 # 1-ms step they were validated at, sampled every 10 ms as the scenario is (issue 34; docs/benchmarks.md,
-# "Time steps by convergence"); the reachability sweep file sets the same.
+# "Time steps by convergence"); the reachability sweep file sets the same. The implicit head
+# (controller.servo = "implicit_pd", with the motors' lines implicit) removes the instability but not the step
+# error: over all 57 frozen-gain runs E moves up to 14 % from 5 to 2.5 ms (three runs at ω = 3–4 end
+# "unstable" on the ledger) and up to 7.9 % from 2.5 to 1.25 ms (ω = 1, K·∫ = 1–1.5 gets going at 2.5 ms, not
+# at 1.25): first order with a large constant, so these runs stay at 1 ms with the explicit head (docs/
+# benchmarks.md, "The creeping study's gain-driven runs with an implicit head").
 GAIN_STEP = {"sim.dt": 0.001, "sim.record_every": 10}
 LEVEL_SPAN_S = 20.0
 ONSET = dict(v_on=0.01, window=math.pi, hold=2.0)  # motion onset: as the drag trial's clock (snake_drag.toml)
