@@ -98,16 +98,55 @@ class ChainClimbParams(Validated):
                                                              "upright against (a faster one let the arm and the "
                                                              "body's pitch chatter through the contacts)")
     feedforward: bool = info(True, doc="feed the plan's statics forward (connector, belt and tail-arm torques)")
+    servo: Literal["implicit_p", "explicit"] = choice(
+        "implicit_p", doc="how the PI speed loops are stepped (chain_climb.pi_torques): 'implicit_p' the proportional "
+                          "terms at the next state of the engine's step (its mass matrix), the integrals and the "
+                          "feedforward at this state, as the single module's climb; 'explicit' at this state (the "
+                          "results before 2026-11-27)")
 
 
 class _PI:
+    """A PI speed loop with the integral clamped so its share never exceeds the limit."""
+
     def __init__(self, kp, ki, limit):
         self.kp, self.ki, self.limit, self.i = kp, ki, limit, 0.0
 
-    def __call__(self, err, dt):
+    def __call__(self, err, dt, h_qdd: float = 0.0):
+        """One step on the speed error ``err``; ``h_qdd`` = h q̈ predicted (0: the explicit loop; else the
+        proportional term on the next step's speed error err − h q̈, the ``implicit_p`` form of
+        :func:`pi_torques`). The integral keeps the explicit convention i⁺ = i + h·err."""
         if self.ki > 0:
             self.i = min(max(self.i + err * dt, -self.limit / self.ki), self.limit / self.ki)
-        return min(max(self.kp * err + self.ki * self.i, -self.limit), self.limit)
+        return min(max(self.kp * (err - h_qdd) + self.ki * self.i, -self.limit), self.limit)
+
+
+def pi_torques(loops, state, dt: float, servo: str, n_joints: int) -> list[float]:
+    """The torques of every PI speed loop of one step, ``loops`` = [(joint, :class:`_PI`, speed error)].
+
+    ``explicit``: k_p err + k_i i at this state. ``implicit_p`` (the single module's form,
+    :meth:`.controllers.TrackedClimb._speed_loops`; Tan, Liu and Turk 2011's Stable PD with the loop's
+    k_p as the damping): the proportional terms on the speed error one step on, err − h q̈, with q̈ from
+    (M + h K_p) q̈ = K_p err on the joint rows (M the engine's mass matrix with the gears' inertia, the
+    base free: :func:`lab.controllers.servo.predict_qdd`), all loops in one prediction since the chain's
+    joints share the bodies between them. The integrals and the plan's feedforward balance the loads
+    (gravity, contacts) the prediction leaves out, so they stay out of it, at full strength. The
+    continuous loop is unchanged: h q̈ = O(h), so the form tends to the explicit one as h → 0
+    (tests/papers/hu2013_tracked/test_chain_servo.py). Why: the explicit damping k_p on a joint of
+    inertia μ is stable only for h < 2μ/k_p — 2 ms for a connector (30 N·m·s/rad on ~0.03 kg·m²), and
+    the belt's hub (0.4 on its reflected ~2e-3 kg·m²) about as close — and it rings near that bound."""
+    if servo == "explicit" or not loops:
+        return [pi(err, dt) for _, pi, err in loops]
+    from lab.controllers.servo import predict_qdd
+
+    if state.M is None:
+        raise ValueError("servo: 'implicit_p' reads the mass matrix from the snapshot (RobotState.M: the "
+                         "controller's needs_mass_matrix); a hand-made state needs servo = 'explicit'")
+    k, u = np.zeros(n_joints), np.zeros(n_joints)
+    for j, pi, err in loops:
+        k[j] += pi.kp
+        u[j] += pi.kp * err
+    h_qdd = dt * predict_qdd(state.M, k, u, dt)
+    return [pi(err, dt, float(h_qdd[j])) for j, pi, err in loops]
 
 
 def _pitch_up(R) -> float:
@@ -394,6 +433,7 @@ class ChainClimb(Controller):
             if self.loop:  # the truss's weight on its joints, as the last plan held it
                 last = self.plans[self.j if self.phase == ChainPhase.DRIVE_ON else self.j - 1]
                 ff_c = last.tau_conn[-1]
+        loops, ff = [], []  # every PI speed loop of this step (joint, loop, speed error) and its feedforward
         for k in range(nb):
             for e in range(2):
                 if self.j_conn[k][e] is None:
@@ -404,13 +444,11 @@ class ChainClimb(Controller):
                     continue
                 err = _wrap(q_ref[k, e] - qc[k, e])
                 w_cmd = w_ref[k, e] + p.angle_gain * err
-                tau[self.j_conn[k][e]] = ff_c[k, e] + self.pi_conn[k][e](w_cmd - qdc[k, e], dt)
-        for group in self.share:  # the truss's torque on the module, counter-clockwise, shared equally
-            on_module = sum(sg * tau[jj] for jj, sg in group)
-            for jj, sg in group:
-                tau[jj] = sg * on_module / len(group)
+                loops.append((self.j_conn[k][e], self.pi_conn[k][e], w_cmd - qdc[k, e]))
+                ff.append(ff_c[k, e])
         for k in range(N):
-            tau[self.j_drive[k]] = ff_b[k] + self.pi_drive[k](v_belt[k] / self.r - qd[self.j_drive[k]], dt)
+            loops.append((self.j_drive[k], self.pi_drive[k], v_belt[k] / self.r - qd[self.j_drive[k]]))
+            ff.append(ff_b[k])
             if k == self.tail or not p.arms_stowed:
                 tau[self.j_arm[k]] = ff_a if k == self.tail else 0.0  # trailing on its wheel (the plan's push)
             else:
@@ -420,7 +458,14 @@ class ChainClimb(Controller):
                 self.psi_f[k] += _wrap(psi - self.psi_f[k]) * min(dt / p.pitch_filter, 1.0)
                 target = -math.pi / 2 - self.psi_f[k]
                 err = _wrap(target - q[self.j_arm[k]])
-                tau[self.j_arm[k]] = self.pi_arm[k](p.angle_gain * err - qd[self.j_arm[k]], dt)
+                loops.append((self.j_arm[k], self.pi_arm[k], p.angle_gain * err - qd[self.j_arm[k]]))
+                ff.append(0.0)
+        for (jj, _, _), f, t_pi in zip(loops, ff, pi_torques(loops, state, dt, p.servo, self.model.n_joints)):
+            tau[jj] = f + t_pi
+        for group in self.share:  # the truss's torque on the module, counter-clockwise, shared equally
+            on_module = sum(sg * tau[jj] for jj, sg in group)
+            for jj, sg in group:
+                tau[jj] = sg * on_module / len(group)
         if self.k % p.log_every == 0:
             self._log(state)
         self.k += 1
@@ -481,4 +526,4 @@ def contact_margin(state) -> tuple[float, int]:
     return float(polygon_margin(P, state.com_W)[0]), len(P)
 
 
-__all__ = ["ChainPhase", "ChainClimbParams", "ChainClimb", "Plan", "contact_margin", "plan"]
+__all__ = ["ChainPhase", "ChainClimbParams", "ChainClimb", "Plan", "contact_margin", "pi_torques", "plan"]

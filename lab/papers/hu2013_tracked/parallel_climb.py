@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from lab.controllers.base import Controller, register_controller
 from lab.core.contacts import Col
-from lab.core.fields import Validated, num
+from lab.core.fields import Validated, choice, num
 
-from .chain_climb import ChainPhase, _PI, _wrap, contact_margin
+from .chain_climb import ChainPhase, _PI, _wrap, contact_margin, pi_torques
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,11 @@ class ParallelClimbParams(Validated):
     stall_time: float = num(0.15, gt=0, le=10, unit="s", doc="…for this long")
     torque_limit: float = num(40.0, gt=0, le=1e4, unit="N·m", doc="commands clipped here (the motors' lines clip again)")
     log_every: int = num(20, ge=1, le=1000, unit="steps", doc="log a step every n steps")
+    servo: Literal["implicit_p", "explicit"] = choice(
+        "implicit_p", doc="how the PI speed loops are stepped (chain_climb.pi_torques): 'implicit_p' the proportional "
+                          "terms at the next state of the engine's step (its mass matrix), the integrals at this "
+                          "state, as the single module's climb; 'explicit' at this state (the results before "
+                          "2026-11-27)")
 
 
 @register_controller("parallel_climb", params=ParallelClimbParams)
@@ -110,16 +116,19 @@ class ParallelClimb(Controller):
             self._edge(state)
             if self.max_rel > math.radians(60) and state.com_W[0] > self.edge_x + p.com_margin:
                 self._goto(ChainPhase.DRIVE_ON, t)
+        loops = []  # every PI speed loop of this step: (joint, loop, speed error)
         for k in range(N):
-            tau[self.j_drive[k]] = self.pi_drive[k](v / p.pulley_radius - qd[self.j_drive[k]], dt)
+            loops.append((self.j_drive[k], self.pi_drive[k], v / p.pulley_radius - qd[self.j_drive[k]]))
             if self.phase == ChainPhase.DRIVE_ON:
                 # straight back over the level the body now rests on (a multiple of 120° of pitch)
                 target = 2 * math.pi / 3 * round(pitch / (2 * math.pi / 3))
                 err = _wrap(target - q[self.j_arm[k]])
                 w = max(min(2.0 * err, p.arm_speed), -p.arm_speed)
-                tau[self.j_arm[k]] = self.pi_arm[k](w - qd[self.j_arm[k]], dt)
+                loops.append((self.j_arm[k], self.pi_arm[k], w - qd[self.j_arm[k]]))
             elif w_arm is not None:
-                tau[self.j_arm[k]] = self.pi_arm[k](w_arm - qd[self.j_arm[k]], dt)
+                loops.append((self.j_arm[k], self.pi_arm[k], w_arm - qd[self.j_arm[k]]))
+        for (j, _, _), t_pi in zip(loops, pi_torques(loops, state, dt, p.servo, self.model.n_joints)):
+            tau[j] = t_pi
         if self.k % p.log_every == 0:
             L = self.log
             L["t"].append(t)
