@@ -214,7 +214,7 @@ fault(Fault(
     overrides={"friction_block": ("sim.dt=0.02",), "energy_balance": ("sim.dt=0.02",),
                "hydro_decay": ("sim.dt=0.02",), "eel_engine": ("sim.dt=0.02",),
                "step_convergence": ("sim.dt=0.02",),
-               "chain_climb": ("sim.dt=0.004",)}))  # the tracked chain's scenarios run at 1 ms
+               "chain_climb": ("sim.dt=0.002",)}))  # the two-module chain's scenario runs at 0.5 ms (issue 34)
 
 fault(Fault(
     "friction_axes_swapped",
