@@ -143,20 +143,24 @@ def line_step_bound(M_eff: np.ndarray, stall_torque, no_load_speed) -> float:
     that sit on it. inf when no joint has a finite line (the lines taken implicitly have no bound)."""
     s = np.asarray(stall_torque, float)
     w0 = np.asarray(no_load_speed, float)
-    D = np.where(np.isfinite(s) & np.isfinite(w0) & (w0 > 0), s / np.where(w0 > 0, w0, 1.0), 0.0)
+    on = np.isfinite(s) & np.isfinite(w0) & (w0 > 0)
+    D = np.divide(s, w0, out=np.zeros(np.broadcast(s, w0).shape), where=on)
     return servo_step_bound(M_eff, 0.0, D, "explicit")
 
 
 class InstabilityWatch(Observer):
     """The run-time check of the module docstring, an observer of the run loop (every Simulation runs one
-    first). ``step_bound()`` (optional) returns the largest step that would hold, or None when it cannot be
-    computed; ``ledger``: the run's energy ledger (anything with ``balance(E)``), or None."""
+    first). ``step_bound()`` (optional) returns the largest step at which the servo would hold, or None when it
+    cannot be computed; ``line_bound()`` (optional) likewise for the motors' lines clipped explicitly
+    (:func:`line_step_bound`): a ledger burst reports the smaller of the two, since either can make it (the
+    measured one was the lines); ``ledger``: the run's energy ledger (anything with ``balance(E)``), or None."""
 
-    def __init__(self, dt: float, effort: np.ndarray, step_bound=None, ledger=None):
+    def __init__(self, dt: float, effort: np.ndarray, step_bound=None, ledger=None, line_bound=None):
         self.dt = float(dt)
         e = np.asarray(effort, float)
         self.floor = FLIP_JUMP * np.where(np.isfinite(e) & (e > 0), e, np.inf)
         self.step_bound = step_bound
+        self.line_bound = line_bound
         self.ledger = ledger
         self.prev = np.zeros(len(e))
         self.runs = np.zeros(len(e), np.int64)
@@ -200,7 +204,7 @@ class InstabilityWatch(Observer):
                 self.fail(post.t, f"the energy ledger's residual grew to {made:.3g} J made by no input "
                                   f"({rel_made:.1%} of the work booked; above {self.burst_rel:.0%} at two checks "
                                   f"{BURST_EVERY_S:g} s apart): an explicit term beyond its stability bound (the "
-                                  "motors' torque–speed lines clipped explicitly, the servo)")
+                                  "motors' torque–speed lines clipped explicitly, the servo)", lines=True)
         if slow:
             rel = abs(rel_made)
             h = self.rel_history
@@ -211,13 +215,18 @@ class InstabilityWatch(Observer):
                                   f"each of the last {RESIDUAL_GROWING} checks ({RESIDUAL_EVERY_S:g} s apart)")
         return None
 
-    def fail(self, t: float, cause: str):
-        bound = None
-        if self.step_bound is not None:
+    def fail(self, t: float, cause: str, lines: bool = False):
+        bounds = []
+        for f in (self.step_bound, self.line_bound if lines else None):
+            if f is None:
+                continue
             try:
-                bound = self.step_bound()
+                b = f()
             except Exception:  # the message must not hide the instability behind a second error
-                bound = None
+                b = None
+            if b is not None and math.isfinite(b):
+                bounds.append(b)
+        bound = min(bounds) if bounds else None
         raise Unstable(t, cause, self.dt, bound if bound is not None and math.isfinite(bound) else None)
 
 

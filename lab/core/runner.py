@@ -135,7 +135,8 @@ class Simulation:
         # that chatters ends "unstable"
         motors = self.world.motors
         self.watch = InstabilityWatch(sc.sim.dt, motors.stall_torque if motors is not None else np.full(J, np.inf),
-                                      step_bound=self.step_bound, ledger=self.recorder)
+                                      step_bound=self.servo_step_bound, ledger=self.recorder,
+                                      line_bound=self.line_step_bound)
         for ob in self.observers:
             ob.on_setup(self.view)
 
@@ -255,20 +256,17 @@ class Simulation:
         return servo_step_bound(with_reflected_inertia(M, None if w.motors is None else w.motors.inertia), *gains,
                                 getattr(self.controller.params, "servo", "explicit"))
 
-    def step_bound(self) -> float | None:
-        """The smaller of the servo's bound (:meth:`servo_step_bound`) and, with the motors' lines clipped
-        explicitly, the lines' (:func:`lab.core.instability.line_step_bound`), at the current pose; None when
-        neither can be computed."""
+    def line_step_bound(self) -> float | None:
+        """With the motors' lines clipped explicitly, their bound at the current pose
+        (:func:`lab.core.instability.line_step_bound`); None when the lines are taken implicitly or absent."""
         from lab.core.instability import line_step_bound
         from lab.core.world import schur_joint_block, with_reflected_inertia
 
-        w, servo = self.world, self.servo_step_bound()
+        w = self.world
         if w.motors is None or w.implicit_motor_lines or not w.n_joints:
-            return servo
+            return None
         M = with_reflected_inertia(schur_joint_block(w.mass_matrix(), w.n_joints), w.motors.inertia)
-        lines = line_step_bound(M, w.motors.stall_torque, w.motors.no_load_speed)
-        bounds = [b for b in (servo, lines) if b is not None and math.isfinite(b)]
-        return min(bounds) if bounds else None
+        return line_step_bound(M, w.motors.stall_torque, w.motors.no_load_speed)
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""
