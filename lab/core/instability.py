@@ -23,9 +23,10 @@ first):
   5-ms burst") neither the flips nor the slow residual check sees it, and the energy it makes stays in
   the ledger (measured: +7.7 J unbooked, 6.4× the turnover, at 0.075 s; 2.5 ms: below 1e-3).
 
-Either ends the run with :class:`lab.core.errors.Unstable` (a :class:`~lab.errors.Diverged`: exit 3, data
+Each ends the run with :class:`lab.core.errors.Unstable` (a :class:`~lab.errors.Diverged`: exit 3, data
 kept, status ``"unstable"``), naming the cause and the largest step that would hold where one can be
-computed (the controller's explicit servo bound at the current pose).
+computed (the controller's servo bound at the current pose; for a ledger burst the smaller of it and the
+motors' lines' explicit bound, :func:`line_step_bound`).
 """
 
 from __future__ import annotations
