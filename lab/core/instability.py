@@ -16,7 +16,8 @@ first):
   when that ratio is above :data:`RESIDUAL_REL` and has grown at each of the last
   :data:`RESIDUAL_GROWING` checks (energy made by the integrator, not booked by any channel).
 * **a ledger burst** — every :data:`BURST_EVERY_S` of simulated time, the same residual: the run is unstable
-  when it is energy *made* (positive), above ``TOL["instability.burst_rel"]`` of the turnover at two checks
+  when it is energy *made* (positive), above ``TOL["instability.burst_rel"]`` of the turnover (all the work
+  booked: the joints', the force laws', gravity's and the contacts' where metered) at two checks
   running and larger at the second. An explicit term beyond its bound on the chain's lightest mode grows by a factor
   below −1 per step; where it saturates within a few hundredths of a second (the motors' torque–speed
   lines, an explicit damper τ_s/ω_0, under a user's position step at 5 ms: docs/benchmarks.md, "The
@@ -195,6 +196,13 @@ class InstabilityWatch(Observer):
         b = bal(post.kinetic_energy)
         made, rel_made = float(b["residual_J"]), float(b["residual_rel"])
         if burst:
+            # against everything the ledger booked: the joints' work, the force laws' (a law that drives the
+            # robot, a user's wind, turns over more than the joints: examples/custom_force.py), gravity's and
+            # the contacts' where metered
+            turnover = (abs(float(b.get("work_in_abs_J", 0.0))) + abs(float(b.get("dissipated_J", 0.0)))
+                        + abs(float(b.get("gravity_work_J", 0.0))) + abs(float(b.get("contact_work_J", 0.0))))
+            rel_made = made / turnover if turnover > 0 else (float(b["residual_rel"]) if "work_in_abs_J" not in b
+                                                              else 0.0)
             # sustained: above the bar at two checks running, the made energy larger at the second (a one-step
             # spike the engine takes back at the next step, as a contact event on the flagship at 0.34 s, is not)
             sustained = min(rel_made, self.burst_prev_rel) if made > self.burst_prev > 0.0 else 0.0
@@ -207,7 +215,7 @@ class InstabilityWatch(Observer):
                                   f"{BURST_EVERY_S:g} s apart): an explicit term beyond its stability bound (the "
                                   "motors' torque–speed lines clipped explicitly, the servo)", lines=True)
         if slow:
-            rel = abs(rel_made)
+            rel = abs(float(b["residual_rel"]))
             h = self.rel_history
             h.append(rel)
             if rel > RESIDUAL_REL and len(h) > RESIDUAL_GROWING and all(

@@ -195,3 +195,29 @@ def test_line_step_bound_is_the_explicit_damper_bound_of_the_lines():
     assert line_step_bound(M, [1.5, np.inf], [10.0, np.inf]) == pytest.approx(2 * 2e-4 / 0.15)
     assert line_step_bound(M, [np.inf, np.inf], [np.inf, np.inf]) == np.inf
     assert line_step_bound(M, [1.5, 1.5], [10.0, 10.0]) == servo_step_bound(M, 0.0, 0.15, "explicit")
+
+
+class _WindLedger:
+    """A ledger whose residual grows to 0.02 J against joints' work 0.01 J and a force law's net input of 1 J
+    (examples/custom_force.py's wind: the law drives the robot, the joints hardly do)."""
+
+    def __init__(self, law_J):
+        self.law_J, self.calls = law_J, 0
+
+    def balance(self, _E):
+        self.calls += 1
+        return {"residual_J": 0.01 * self.calls, "residual_rel": self.calls, "work_in_abs_J": 0.01,
+                "dissipated_J": -self.law_J}
+
+
+@pytest.mark.parametrize("law_J, fails", [(1.0, False), (0.0, True)])
+def test_burst_turnover_counts_the_force_laws_work(law_J, fails):
+    """The burst's turnover is all the work booked: a law that puts 1 J in makes 0.05 J of residual 5 % of
+    it (no alarm); the same residual against the joints' 0.01 J alone is a burst."""
+    dt = 0.01
+    taus = np.zeros((5, 1))
+    if fails:
+        with pytest.raises(Unstable, match="made by no input"):
+            _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(law_J)), taus, dt)
+    else:
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(law_J)), taus, dt)
