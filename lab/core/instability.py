@@ -18,7 +18,8 @@ first):
 * **a ledger burst** — every :data:`BURST_EVERY_S` of simulated time, the same residual: the run is unstable
   when it is energy *made* (positive), above ``TOL["instability.burst_rel"]`` of the turnover (all the work
   booked: the joints', the force laws', gravity's and the contacts' where metered) at two checks
-  running and larger at the second. An explicit term beyond its bound on the chain's lightest mode grows by a factor
+  running and larger at the second (not on engine contacts the ledger meters, the tracked robots, whose
+  depenetration from an overlapping start makes energy too). An explicit term beyond its bound on the chain's lightest mode grows by a factor
   below −1 per step; where it saturates within a few hundredths of a second (the motors' torque–speed
   lines, an explicit damper τ_s/ω_0, under a user's position step at 5 ms: docs/benchmarks.md, "The
   5-ms burst") neither the flips nor the slow residual check sees it, and the energy it makes stays in
@@ -195,7 +196,10 @@ class InstabilityWatch(Observer):
             return None
         b = bal(post.kinetic_energy)
         made, rel_made = float(b["residual_J"]), float(b["residual_rel"])
-        if burst:
+        if burst and "contact_work_J" not in b:
+            # (not where the ledger meters the engine's contacts, the tracked robots: there the engine's
+            # depenetration makes energy no channel books, a body started against the riser 39.7 J in 0.03 s,
+            # which is the start's geometry, not a term beyond its step; tests/tools/test_sweep.py)
             # against everything the ledger booked: the joints' work, the force laws' (a law that drives the
             # robot, a user's wind, turns over more than the joints: examples/custom_force.py), gravity's and
             # the contacts' where metered

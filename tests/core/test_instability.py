@@ -221,3 +221,18 @@ def test_burst_turnover_counts_the_force_laws_work(law_J, fails):
             _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(law_J)), taus, dt)
     else:
         _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(law_J)), taus, dt)
+
+
+def test_no_burst_check_where_the_ledger_meters_engine_contacts():
+    """On engine contacts (the tracked robots: the ledger books gravity and the contacts) depenetration from an
+    overlapping start makes energy no channel books (measured: 39.7 J in 0.03 s, a climb started against
+    its riser), so the burst check does not run there; the same residual without the contacts' row is a burst."""
+
+    class Contacts(_WindLedger):
+        def balance(self, E):
+            return {**super().balance(E), "contact_work_J": 0.0, "gravity_work_J": 0.0}
+
+    dt = 0.01
+    _feed(InstabilityWatch(dt, np.ones(1), ledger=Contacts(0.0)), np.zeros((5, 1)), dt)
+    with pytest.raises(Unstable, match="made by no input"):
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(0.0)), np.zeros((5, 1)), dt)
