@@ -135,7 +135,8 @@ class Simulation:
         # that chatters ends "unstable"
         motors = self.world.motors
         self.watch = InstabilityWatch(sc.sim.dt, motors.stall_torque if motors is not None else np.full(J, np.inf),
-                                      step_bound=self.servo_step_bound, ledger=self.recorder)
+                                      step_bound=self.servo_step_bound, ledger=self.recorder,
+                                      line_bound=self.line_step_bound)
         for ob in self.observers:
             ob.on_setup(self.view)
 
@@ -254,6 +255,18 @@ class Simulation:
         M = schur_joint_block(w.mass_matrix(), w.n_joints)
         return servo_step_bound(with_reflected_inertia(M, None if w.motors is None else w.motors.inertia), *gains,
                                 getattr(self.controller.params, "servo", "explicit"))
+
+    def line_step_bound(self) -> float | None:
+        """With the motors' lines clipped explicitly, their bound at the current pose
+        (:func:`lab.core.instability.line_step_bound`); None when the lines are taken implicitly or absent."""
+        from lab.core.instability import line_step_bound
+        from lab.core.world import schur_joint_block, with_reflected_inertia
+
+        w = self.world
+        if w.motors is None or w.implicit_motor_lines or not w.n_joints:
+            return None
+        M = with_reflected_inertia(schur_joint_block(w.mass_matrix(), w.n_joints), w.motors.inertia)
+        return line_step_bound(M, w.motors.stall_torque, w.motors.no_load_speed)
 
     def head_index(self) -> int | None:
         """Index of the robot's head link (the spec's ``head_link``), or None for a robot without one."""

@@ -98,6 +98,8 @@ def test_the_eels_large_amplitude_gaits_diverge_at_5ms_from_straight_and_swim_fr
     over = ["sim.duration=0.5", "controller.gamma_schedule=constant", f"controller.alpha={alpha}",
             f"controller.omega={omega}", f"controller.beta={beta}", "sim.dt=0.005"]
     straight = run_scenario(scn.load("eel_forward_turn", over))
-    assert straight.status == "diverged"
+    # the run-time watch's ledger burst (lab.core.instability) may stop it first: energy made by no input
+    # (measured for the first gait: 34.8 J, 3.5x the work booked, at 0.09 s; before the check, diverged)
+    assert straight.status in ("diverged", "unstable"), straight.status
     shaped = run_scenario(scn.load("eel_forward_turn", [*over, "init.shape=gait"]))
     assert shaped.status == "ok" and shaped.metrics["energy.kinetic_mean_J"] < 5.0

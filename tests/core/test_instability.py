@@ -10,7 +10,9 @@ import pytest
 
 from lab.core import scenario as scn
 from lab.core.errors import Diverged, LabError, Unstable
-from lab.core.instability import FLIP_STEPS, RESIDUAL_EVERY_S, RESIDUAL_GROWING, RESIDUAL_REL, InstabilityWatch
+from lab.core.instability import (BURST_EVERY_S, FLIP_STEPS, RESIDUAL_EVERY_S, RESIDUAL_GROWING, RESIDUAL_REL,
+                                  InstabilityWatch, line_step_bound, servo_step_bound)
+from lab.core.tolerances import TOL
 from lab.core.runner import run_scenario
 
 
@@ -62,15 +64,17 @@ def test_watch_lets_healthy_torques_through(case):
 
 
 class _Ledger:
-    """A recorder stand-in whose ledger residual follows a given sequence (one value per check)."""
+    """A recorder stand-in whose ledger residual follows a given sequence, one value per ``per`` reads (the
+    watch reads it every BURST_EVERY_S; ``per`` = the reads between two slow checks). The residual in J is
+    the ratio times a turnover of 1 J."""
 
-    def __init__(self, rels, every):
-        self.rels, self.every, self.calls = list(rels), every, 0
+    def __init__(self, rels, per=1):
+        self.rels, self.per, self.calls = list(rels), per, 0
 
     def balance(self, _E):
-        r = self.rels[min(self.calls, len(self.rels) - 1)]
+        r = self.rels[min(self.calls // self.per, len(self.rels) - 1)]
         self.calls += 1
-        return {"residual_rel": r}
+        return {"residual_rel": r, "residual_J": r}
 
 
 @pytest.mark.parametrize("rels, fails", [
@@ -84,15 +88,49 @@ def test_watch_stops_a_growing_ledger_residual(rels, fails):
     assert (max(rels) > RESIDUAL_REL) or not fails
     dt = 0.01
     every = int(round(RESIDUAL_EVERY_S / dt))
-    ledger = _Ledger(rels, every)
+    ledger = _Ledger(rels, every // int(round(BURST_EVERY_S / dt)))
     taus = np.zeros((every * len(rels), 1))
     if fails:
-        with pytest.raises(Unstable, match="residual"):
+        with pytest.raises(Unstable, match="grown at each") as exc:
             _feed(InstabilityWatch(dt, np.ones(1), ledger=ledger), taus, dt)
-        assert ledger.calls == RESIDUAL_GROWING + 1  # the first check with RESIDUAL_GROWING rises above the bar
+        # the first check with RESIDUAL_GROWING rises above the bar
+        assert exc.value.t == pytest.approx((RESIDUAL_GROWING + 1) * every * dt)
     else:
         _feed(InstabilityWatch(dt, np.ones(1), ledger=ledger), taus, dt)
-        assert ledger.calls == len(rels)
+
+
+BURST = TOL["instability.burst_rel"].value
+
+
+@pytest.mark.parametrize("rels, fails_at", [
+    # the measured burst's shape (benchmarks/ledger_burst.py: 0.27, 1.47, 2.79 … of the turnover at 10-ms checks)
+    ([0.001, 0.01, 0.27, 1.47, 2.79, 6.4], 3),
+    # just above the bar at two checks running, growing: the second
+    ([0.0, 1.01 * BURST, 1.02 * BURST, 0.0], 2),
+    # just below it at the first of the two, then steady: never
+    ([0.0, 0.99 * BURST, 3.0, 3.0, 3.0], None),
+    # the flagship's one-step contact spike at 0.34 s (measured: 0.001, 1.19, 0.011 of the turnover)
+    ([0.001, 0.001, 1.19, 0.011, 0.011], None),
+    # large and steady (a model error, the slow check's business), large energy lost (not made)
+    ([0.0, 3.0, 3.0, 3.0, 3.0], None),
+    ([0.0, -3.0, -4.0, -5.0, -6.0], None),
+])
+def test_watch_stops_a_ledger_burst(rels, fails_at):
+    """Energy made by no input above TOL["instability.burst_rel"] of the turnover at two checks
+    BURST_EVERY_S apart, and larger at the second: Unstable at that check, naming the made energy and the
+    explicit terms; one check's spike, a steady residual, or energy lost: not."""
+    dt = 0.005
+    per = int(round(BURST_EVERY_S / dt))
+    taus = np.zeros((per * len(rels), 1))
+    if fails_at is None:
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=_Ledger(rels)), taus, dt)
+        return
+    with pytest.raises(Unstable, match="made by no input") as exc:
+        _feed(InstabilityWatch(dt, np.ones(1), step_bound=lambda: 0.101, ledger=_Ledger(rels),
+                               line_bound=lambda: 0.00118), taus, dt)
+    assert exc.value.t == pytest.approx((fails_at + 1) * BURST_EVERY_S)
+    # the smaller of the servo's bound and the explicit lines' (the flips report the servo's alone)
+    assert exc.value.max_dt == 0.00118 and "torque–speed lines" in exc.value.reason
 
 
 def test_loader_refuses_the_explicit_servo_beyond_its_bound():
@@ -147,3 +185,54 @@ def test_a_chattering_run_ends_unstable_with_its_data(tmp_path):
     saved = json.loads((tmp_path / "run" / "metrics.json").read_text())
     assert saved["status"] == "unstable" and saved["unstable_max_dt_s"] == pytest.approx(m["unstable_max_dt_s"])
     assert run_scenario(sc).status == "ok"
+
+
+def test_line_step_bound_is_the_explicit_damper_bound_of_the_lines():
+    """The motors' lines clipped explicitly are the damper D = τ_s/ω_0: on one joint of inertia μ the bound is
+    2μ/D (semi-implicit Euler), the servo's explicit bound with k_p = 0; a joint without a line adds none."""
+    M = np.diag([2e-4, 5e-4])
+    assert line_step_bound(M, [1.5, 1.5], [10.0, 10.0]) == pytest.approx(2 * 2e-4 / 0.15)
+    assert line_step_bound(M, [1.5, np.inf], [10.0, np.inf]) == pytest.approx(2 * 2e-4 / 0.15)
+    assert line_step_bound(M, [np.inf, np.inf], [np.inf, np.inf]) == np.inf
+    assert line_step_bound(M, [1.5, 1.5], [10.0, 10.0]) == servo_step_bound(M, 0.0, 0.15, "explicit")
+
+
+class _WindLedger:
+    """A ledger whose residual grows to 0.02 J against joints' work 0.01 J and a force law's net input of 1 J
+    (examples/custom_force.py's wind: the law drives the robot, the joints hardly do)."""
+
+    def __init__(self, law_J):
+        self.law_J, self.calls = law_J, 0
+
+    def balance(self, _E):
+        self.calls += 1
+        return {"residual_J": 0.01 * self.calls, "residual_rel": self.calls, "work_in_abs_J": 0.01,
+                "dissipated_J": -self.law_J}
+
+
+@pytest.mark.parametrize("law_J, fails", [(1.0, False), (0.0, True)])
+def test_burst_turnover_counts_the_force_laws_work(law_J, fails):
+    """The burst's turnover is all the work booked: a law that puts 1 J in makes 0.05 J of residual 5 % of
+    it (no alarm); the same residual against the joints' 0.01 J alone is a burst."""
+    dt = 0.01
+    taus = np.zeros((5, 1))
+    if fails:
+        with pytest.raises(Unstable, match="made by no input"):
+            _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(law_J)), taus, dt)
+    else:
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(law_J)), taus, dt)
+
+
+def test_no_burst_check_where_the_ledger_meters_engine_contacts():
+    """On engine contacts (the tracked robots: the ledger books gravity and the contacts) depenetration from an
+    overlapping start makes energy no channel books (measured: 39.7 J in 0.03 s, a climb started against
+    its riser), so the burst check does not run there; the same residual without the contacts' row is a burst."""
+
+    class Contacts(_WindLedger):
+        def balance(self, E):
+            return {**super().balance(E), "contact_work_J": 0.0, "gravity_work_J": 0.0}
+
+    dt = 0.01
+    _feed(InstabilityWatch(dt, np.ones(1), ledger=Contacts(0.0)), np.zeros((5, 1)), dt)
+    with pytest.raises(Unstable, match="made by no input"):
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(0.0)), np.zeros((5, 1)), dt)

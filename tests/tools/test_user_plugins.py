@@ -104,6 +104,36 @@ def test_a_users_explicit_pd_at_the_shipped_step_ends_unstable_and_the_labs_serv
     assert np.all(ok.series["q"][-1] > 0.1) and np.all(ok.series["q"][-1] < 0.32)  # bent towards 0.3 rad against the friction
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("scenario", ["snake_serpenoid", "snake_passive_creeping"])
+def test_a_users_position_step_bursting_at_5ms_ends_unstable_not_ok(tmp_path, monkeypatch, scenario):
+    """The hold at 0.4 rad started from the straight body (lab.Controller.pd, implicit damping) bursts at 5 ms:
+    the chain's lightest mode grows by a factor below −1 per step on the motors' torque–speed lines, which
+    the World clips explicitly (a damper τ_s/ω_0 = 0.15 N·m·s/rad, stable only below 2μ/D ≈ 1.2 ms), to
+    |q̇| ≈ 60 rad/s in 0.05 s with energy no input booked (docs/benchmarks.md, "The 5-ms burst"). It used to
+    end "ok" in another shape; the watch's ledger-burst check ends it "unstable" within 0.1 s with the
+    cause and the lines' bound. At 2.5 ms, and at 5 ms with the lines taken at the end of the step
+    (EngineOptions.implicit_motor_lines: the cause removed), the same hold is "ok" and bends every joint
+    towards 0.4 rad."""
+    import dataclasses
+
+    from lab.core.world import World
+
+    user_plugins.load(str(_plugin(tmp_path, "hold_burst")))
+    over = {"controller.type": "hold_burst", "controller.angle": 0.4, "sim.duration": 0.6}
+    bad = lab.run(scenario, {**over, "sim.dt": 0.005})
+    assert bad.status == "unstable", bad.status
+    m = bad.metrics
+    assert m["unstable_at_s"] < 0.1 and "made by no input" in m["unstable_cause"]
+    assert 0.0005 < m["unstable_max_dt_s"] < 0.0025  # the explicit lines' bound at the pose
+    good = lab.run(scenario, {**over, "sim.dt": 0.0025})
+    assert good.status == "ok" and np.all(good.series["q"][-1] > 0.15)
+    monkeypatch.setattr(World, "options", dataclasses.replace(World.options, implicit_motor_lines=True))
+    fixed = lab.run(scenario, {**over, "sim.dt": 0.005})
+    assert fixed.status == "ok" and np.all(fixed.series["q"][-1] > 0.15)
+    assert np.abs(fixed.series["qd"]).max() < 10.0  # no burst (60 rad/s explicit; 4.8 measured)
+
+
 def test_a_typed_table_swap_keeps_the_same_types_values_and_applies_in_any_order():
     from lab.core.scenario import apply_overrides
 
