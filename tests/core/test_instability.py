@@ -236,3 +236,25 @@ def test_no_burst_check_where_the_ledger_meters_engine_contacts():
     _feed(InstabilityWatch(dt, np.ones(1), ledger=Contacts(0.0)), np.zeros((5, 1)), dt)
     with pytest.raises(Unstable, match="made by no input"):
         _feed(InstabilityWatch(dt, np.ones(1), ledger=_WindLedger(0.0)), np.zeros((5, 1)), dt)
+
+
+@pytest.mark.parametrize("scale_J, fails", [(1.3e-8, False), (1.0, True)])
+def test_a_burst_must_make_more_than_the_ledgers_rounding(scale_J, fails):
+    """The measured burst's shape, once at a robot held at rest's scale (its whole turnover ~1.3e-8 J, whose
+    rounding is then ~99 % of it: a user's hold on two dask workers tripped the relative bar) and once at 1 J:
+    below TOL["instability.burst_floor_J"] of made energy nothing is a burst."""
+    assert fails or scale_J * 6.4 < TOL["instability.burst_floor_J"].value  # every check below the floor
+
+    class Scaled(_Ledger):
+        def balance(self, E):
+            b = super().balance(E)
+            return {**b, "residual_J": b["residual_J"] * scale_J}
+
+    rels = [0.001, 0.01, 0.27, 1.47, 2.79, 6.4]
+    dt = 0.005
+    taus = np.zeros((int(round(BURST_EVERY_S / dt)) * len(rels), 1))
+    if fails:
+        with pytest.raises(Unstable, match="made by no input"):
+            _feed(InstabilityWatch(dt, np.ones(1), ledger=Scaled(rels)), taus, dt)
+    else:
+        _feed(InstabilityWatch(dt, np.ones(1), ledger=Scaled(rels)), taus, dt)
