@@ -834,6 +834,12 @@ class World:
         for obj, s in snap.hooks:
             obj.restore(s)
 
+    def engine_counts(self) -> tuple[int, int]:
+        """How many bodies and user constraints the engine holds now: a rewind is only sound onto the same
+        bodies (``restoreState`` refuses otherwise) and without constraints, whose solver state it does not
+        keep (lab.envs)."""
+        return self.client.getNumBodies(), self.client.getNumConstraints()
+
     def step_engine(self) -> None:
         self._pb_step()
         if self._after_step is not None:

@@ -396,7 +396,7 @@ class LabEnv(gym.Env):
         """Keep the fresh Simulation's start for the next resets (and how many bodies the engine then held:
         a body added since, by user code, makes the next reset rebuild instead)."""
         self._start = self.sim.save_state()
-        self._start_bodies = self.sim.world.client.getNumBodies()
+        self._start_bodies = self.sim.world.engine_counts()[0]
 
     def _rewindable(self) -> bool:
         """Whether every episode starts from the same engine state, so that one Simulation can be rewound
@@ -417,7 +417,7 @@ class LabEnv(gym.Env):
         w = self.sim.world if self.sim is not None else None
         init = self.scenario.init
         return (init.joint_noise == 0 and init.settle_s > 0 and self.render_mode is None and w is not None
-                and not w.rewindables and w._after_step is None and w.client.getNumConstraints() == 0)
+                and not w.rewindables and w._after_step is None and w.engine_counts()[1] == 0)
 
     def _start_episode(self) -> None:
         sim = self.sim
@@ -460,7 +460,7 @@ class LabEnv(gym.Env):
             episode_seed = int(self.np_random.integers(2**31 - 1))
         self._episode_seed = episode_seed
         if (self._start is not None and self.sim is not None  # the cached settled start (see _rewindable)
-                and self.sim.world.client.getNumBodies() == self._start_bodies):  # no body added since
+                and self.sim.world.engine_counts()[0] == self._start_bodies):  # no body added since
             self.sim.restore_state(self._start)
             self.sim.last_tau = np.zeros(self.sim.world.n_joints)
         else:
