@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .multi import (G, ChainParams, ChainPose, ClimbAnalysis, Contact, climber_pose, depth_in_step, module_contacts,
-                    outline, rot, sample_climb, serial_h_geo, serial_pose, tail_arm)
+                    largest_feasible_h, outline, rot, sample_climb, serial_h_geo, serial_pose, tail_arm)
 
 LOOPS = {"triangle": 3, "ring": 4}
 
@@ -339,19 +339,8 @@ def analyse_loop(lp: LoopParams, h: float, n_u: int = 31) -> ClimbAnalysis:
 def max_height_loop(lp: LoopParams, tol: float = 2e-3, n_u: int = 31) -> float:
     """The largest h (bisection) the loop climbs within ratings with a positive margin; NaN if not even
     r + l/2."""
-    lo = lp.chain.module.pulley_radius + lp.chain.module.track_side / 2
-    hi = loop_h_geo(lp)
-    if not analyse_loop(lp, lo, n_u).feasible:
-        return math.nan
-    if analyse_loop(lp, hi, n_u).feasible:
-        return hi
-    while hi - lo > tol:
-        mid = 0.5 * (lo + hi)
-        if analyse_loop(lp, mid, n_u).feasible:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    return largest_feasible_h(lambda h: analyse_loop(lp, h, n_u).feasible,
+                              lp.chain.module.pulley_radius + lp.chain.module.track_side / 2, loop_h_geo(lp), tol)
 
 
 __all__ = ["LOOPS", "LoopParams", "upper_corners", "loop_pose", "loop_h_geo", "FrameStatics", "frame_statics",

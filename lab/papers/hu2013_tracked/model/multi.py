@@ -541,15 +541,21 @@ def analyse_serial(cp: ChainParams, h: float, n_u: int = 31) -> ClimbAnalysis:
 def max_height_serial(cp: ChainParams, tol: float = 2e-3, n_u: int = 31) -> float:
     """The largest h (bisection, assuming monotone) the serial chain climbs within ratings and with
     a positive margin; NaN if not even r + l/2."""
-    lo = cp.module.pulley_radius + cp.module.track_side / 2
-    hi = serial_h_geo(cp)
-    if not analyse_serial(cp, lo, n_u).feasible:
+    return largest_feasible_h(lambda h: analyse_serial(cp, h, n_u).feasible,
+                              cp.module.pulley_radius + cp.module.track_side / 2, serial_h_geo(cp), tol)
+
+
+def largest_feasible_h(feasible, lo: float, hi: float, tol: float) -> float:
+    """The largest h in [lo, hi] with ``feasible(h)``, by bisection to ``tol`` (assuming feasibility is
+    monotone in h): ``hi`` if it is feasible, NaN if not even ``lo`` is. The serial chain's and the loops'
+    limits (:func:`max_height_serial`, ``loops.max_height_loop``)."""
+    if not feasible(lo):
         return math.nan
-    if analyse_serial(cp, hi, n_u).feasible:
+    if feasible(hi):
         return hi
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
-        if analyse_serial(cp, mid, n_u).feasible:
+        if feasible(mid):
             lo = mid
         else:
             hi = mid
