@@ -72,8 +72,12 @@ def scenario(gait, dt, duration, extra=(), shape=None):
     return scn.load("eel_forward_turn", sets)
 
 
+IMPLICIT_LINES = False  # --implicit-lines: the motors' lines taken implicitly (World.implicit_motor_lines)
+
+
 def run(sc, observers=()):
     sim = Simulation(sc, observers=observers)
+    sim.world.implicit_motor_lines = IMPLICIT_LINES or sim.world.implicit_motor_lines
     try:
         t0 = time.process_time()
         res = sim.run()
@@ -133,13 +137,18 @@ def main(argv=None):
     ap.add_argument("--duration", type=float, default=12.0)
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--shape", default=None, help="init.shape (default: the scenario's straight start)")
+    ap.add_argument("--implicit-lines", action="store_true",
+                    help="the motors' torque–speed lines taken implicitly (lab.core.actuators; as the v2 environments)")
     args = ap.parse_args(argv)
+    global IMPLICIT_LINES
+    IMPLICIT_LINES = args.implicit_lines
     print(f"load before: {os.getloadavg()[0]:.2f}")
     if args.trials:
         trials_table(args.trials, args.dt, args.duration, args.sets, args.shape)
     for g in args.gait:
         gait = tuple(float(x) for x in g.split(","))
-        print(f"\n### gait α, ω, β = {gait}, {args.duration:g} s, set {args.sets or '-'}, shape {args.shape or 'straight'}")
+        print(f"\n### gait α, ω, β = {gait}, {args.duration:g} s, set {args.sets or '-'}, shape {args.shape or 'straight'}, "
+              f"motor lines {'implicit' if IMPLICIT_LINES else 'explicit'}")
         print("| dt ms | status | m/J | speed | power W | head path | amp | τ RMS | work J | KE mean | heading ° | ledger | sat FL | sat line | CPU s |")
         print("|" + "---|" * 16)
         rows = []
