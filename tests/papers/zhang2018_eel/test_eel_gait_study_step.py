@@ -4,7 +4,7 @@ transient on the motors' torque–speed lines, not chaos (docs/benchmarks.md, "T
 
 Measured with benchmarks/eel_gait_convergence.py (2026-11-27, load 1–3): objective (COM speed over input power,
 second half of the 12-s swim) at 2 / 1 / 0.5 ms: optimum 1.5623 / 1.5591 / 1.5575 m/J, lab's gait 0.7773 /
-0.7741 / 0.7725 m/J (first order: 0.21 % and 0.42 % per halving at 2 ms)."""
+0.7741 / 0.7725 m/J (first order: 0.20 % and 0.42 % per halving at 2 ms)."""
 
 from pathlib import Path
 
@@ -54,7 +54,7 @@ def gaits():
 @pytest.mark.parametrize("name", ["optimum", "lab's gait"])
 def test_the_studys_optimum_and_the_labs_gait_are_converged_at_its_step(name):
     """At the study's step the objective is within the convergence criterion of the run at half of it
-    (measured: 0.21 % for the optimum, 0.42 % for the lab's gait at 2 ms), so the study's +101 % carries no
+    (measured: 0.20 % for the optimum, 0.42 % for the lab's gait at 2 ms), so the study's +101 % carries no
     step error beyond that."""
     gap = step_gap(gaits()[name], float(STUDY["set"]["sim.dt"]))
     assert gap < TOL["step.convergence_rel"].value, f"{name}: objective moves {gap:.2%} from dt to dt/2"
