@@ -7,17 +7,18 @@ For each gait (α, ω, β) and each step h: status, objective, headline metrics,
 * ``sat_fl`` — the fraction of joint-steps whose feedback-linearising torque (eq. 35) was at its ±effort
   clip (``controller.saturate``);
 * ``sat_line`` — the fraction whose torque the motors' torque–speed lines (lab.core.actuators) cut
-  further (applied ≠ commanded by more than 1e-9 N·m).
+  further (applied ≠ commanded by more than 1e-9 N·m);
+* with ``--per-joint``: each joint's fractions of the steps, and the last time any joint was at either.
 
-``--perturb EPS`` adds a second run per step whose initial joint angles differ by EPS rad (every joint,
-through ``init.joint_noise`` = 0 and a shifted reference: the run's phase offset ``controller.gamma``
-cannot do it, so the start pose is moved by ``init.heading_deg``) and prints the separation of the two
-head paths over time (a Lyapunov-like growth rate).
+``--perturb EPS`` adds, per step, a run whose initial joint angles differ by at most EPS rad
+(``init.joint_noise`` = EPS) and a plain re-run, and prints the joints' and the COM's separation from the
+first run over time with its fitted growth rate (a Lyapunov-like test: negative for a stable limit cycle),
+and the re-run's largest difference (0: deterministic).
 
 Usage:
   python benchmarks/eel_gait_convergence.py --trials lab/papers/zhang2018_eel/optimum/zhang2018_eel_gait.csv --dt 0.002 0.001
   python benchmarks/eel_gait_convergence.py --gait 0.4619,2.0219,0.9904 --dt 0.002 0.001 0.0005
-         [--set KEY=VALUE ...] [--duration S] [--perturb 1e-9]
+         [--set KEY=VALUE ...] [--duration S] [--shape gait] [--implicit-lines] [--per-joint] [--perturb 1e-9]
 
 A measurement, not a test; prints the machine's load beside the table.
 """
@@ -50,16 +51,25 @@ class Saturation(Observer):
     def __init__(self, effort: float):
         self.effort = effort
         self.n = self.fl = self.line = 0
-        self.head = []
+        self.fl_j = self.line_j = 0  # per joint (tail first), counts of joint-steps
+        self.steps = 0
+        self.t_last = 0.0  # the last time any joint was at the clip or on a line
 
     def on_setup(self, run):
         self.run = run
 
     def on_step(self, k, pre, tau, parts, post):
         cmd = np.asarray(self.run.last_command(), float)
+        at_clip = np.abs(cmd) >= self.effort - 1e-12
+        cut = np.abs(np.asarray(tau, float) - cmd) > 1e-9
         self.n += cmd.size
-        self.fl += int(np.count_nonzero(np.abs(cmd) >= self.effort - 1e-12))
-        self.line += int(np.count_nonzero(np.abs(np.asarray(tau, float) - cmd) > 1e-9))
+        self.steps += 1
+        self.fl += int(np.count_nonzero(at_clip))
+        self.line += int(np.count_nonzero(cut))
+        self.fl_j = self.fl_j + at_clip
+        self.line_j = self.line_j + cut
+        if at_clip.any() or cut.any():
+            self.t_last = float(pre.t)
         return None
 
 
@@ -94,7 +104,9 @@ def row(gait, dt, duration, extra, shape=None):
     m = res.metrics
     obj = m["com.speed_mean_mps"] / m["energy.input_power_mean_W"] if m.get("energy.input_power_mean_W") else float("nan")
     return {"dt": dt, "status": res.status, "obj": obj, **{SHORT[k]: m.get(k, float("nan")) for k in METRICS},
-            "sat_fl": sat.fl / max(sat.n, 1), "sat_line": sat.line / max(sat.n, 1), "cpu": cpu}, res
+            "sat_fl": sat.fl / max(sat.n, 1), "sat_line": sat.line / max(sat.n, 1), "cpu": cpu,
+            "sat_fl_j": np.asarray(sat.fl_j, float) / max(sat.steps, 1),
+            "sat_line_j": np.asarray(sat.line_j, float) / max(sat.steps, 1), "sat_last_s": sat.t_last}, res
 
 
 def fmt(r):
@@ -129,6 +141,26 @@ def trials_table(path, dts, duration, extra, shape):
               flush=True)
 
 
+def perturbation(gait, dt, duration, extra, shape, eps):
+    """The separation of a run from one started ≤ ``eps`` rad away per joint, and from a plain re-run."""
+    runs = [run(scenario(gait, dt, duration, [*extra, *noise], shape))[0]
+            for noise in ([], [f"init.joint_noise={eps}"], [])]
+    a, b, c = (r.series for r in runs)
+    t = a["t"]
+    dq = np.abs(a["q"] - b["q"]).max(axis=1)
+    dcom = np.linalg.norm(a["com"][:, :2] - b["com"][:, :2], axis=1)
+    rerun = max(float(np.abs(a["q"] - c["q"]).max()), float(np.abs(a["com"] - c["com"]).max()))
+    at = []
+    for tt in (0.02, 0.1, 0.3, 1, 2, 4, 8, 12, 24, 48):
+        if tt <= t[-1] + 1e-9:
+            i = min(int(np.searchsorted(t, tt)), len(t) - 1)
+            at.append(f"t = {tt:g} s: {dq[i]:.1e} rad, {dcom[i]:.1e} m")
+    fit = (dq > 1e-14) & (dq < 1e-3) & (t > 0.5)
+    rate = np.polyfit(t[fit], np.log(dq[fit]), 1)[0] if fit.sum() > 5 else float("nan")
+    print(f"|   perturbed by ≤ {eps:g} rad at {dt * 1e3:g} ms: joints' / COM's separation {'; '.join(at)}; growth rate "
+          f"of the joints' (t > 0.5 s) {rate:+.3f} 1/s; re-run's largest difference {rerun:.1e} |", flush=True)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--gait", action="append", default=[], help="alpha,omega,beta (rad, rad/s, rad)")
@@ -137,6 +169,8 @@ def main(argv=None):
     ap.add_argument("--duration", type=float, default=12.0)
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--shape", default=None, help="init.shape (default: the scenario's straight start)")
+    ap.add_argument("--perturb", type=float, default=0.0, help="also runs started this far away (rad) and a re-run")
+    ap.add_argument("--per-joint", action="store_true", help="each joint's fractions of steps at the clip and on a line")
     ap.add_argument("--implicit-lines", action="store_true",
                     help="the motors' torque–speed lines taken implicitly (lab.core.actuators; as the v2 environments)")
     args = ap.parse_args(argv)
@@ -156,6 +190,12 @@ def main(argv=None):
             r, _ = row(gait, dt, args.duration, args.sets, args.shape)
             rows.append(r)
             print(fmt(r), flush=True)
+            if args.per_joint:
+                pj = lambda a: " ".join(f"{x:.4f}" for x in np.atleast_1d(a))  # noqa: E731
+                print(f"|   per joint (tail first): at the clip {pj(r['sat_fl_j'])}; cut by a line {pj(r['sat_line_j'])}; "
+                      f"last at t = {r['sat_last_s']:.3f} s |", flush=True)
+            if args.perturb > 0:
+                perturbation(gait, dt, args.duration, args.sets, args.shape, args.perturb)
         if len(rows) > 1:
             ref = rows[-1]
             print("relative to the finest:", ", ".join(
