@@ -70,7 +70,6 @@ class Saturation(Observer):
         self.line_j = self.line_j + cut
         if at_clip.any() or cut.any():
             self.t_last = float(pre.t)
-        return None
 
 
 def scenario(gait, dt, duration, extra=(), shape=None):
@@ -191,7 +190,7 @@ def main(argv=None):
             rows.append(r)
             print(fmt(r), flush=True)
             if args.per_joint:
-                pj = lambda a: " ".join(f"{x:.4f}" for x in np.atleast_1d(a))  # noqa: E731
+                pj = lambda a: " ".join(f"{x:.4f}" for x in np.atleast_1d(a))
                 print(f"|   per joint (tail first): at the clip {pj(r['sat_fl_j'])}; cut by a line {pj(r['sat_line_j'])}; "
                       f"last at t = {r['sat_last_s']:.3f} s |", flush=True)
             if args.perturb > 0:
