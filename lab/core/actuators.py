@@ -140,26 +140,42 @@ _limit_packed = compiled(_limit_packed_loop)
 
 
 @compiled
-def _limit_screened(tau, qd, lines, out, reach):
+def _limit_screened(tau, qd, lines, out, reach, h, qdd_obs, tau_prev, loaded):
     """:func:`_limit_loop` into ``out`` (the explicit clip with the one-step cap), and whether the step may put
     a joint on its sloped line (:meth:`Motors.limit_implicit` then takes the lines implicitly): a joint
-    already on it (clipped by it, or past ω_0), or one whose speed could reach it within the step,
-    |ω| + ``reach`` Σ|τ| ≥ ω_0 (1 − |τ_j|/τ_s) in the direction it pushes (``reach`` bounds h |(M⁻¹τ)_j| / Σ|τ|:
-    h times twice the largest 1/J of the joints' reflected inertias)."""
+    already on it (past ω_0, or commanded beyond it: the line or the one-step cap clipped it), or one whose
+    predicted speed could reach it within the step, |ω| + Δω_j ≥ ω_0 (1 − |τ_j|/τ_s) in the direction it pushes
+    (τ the clip without the cap, what :func:`_implicit_lines` predicts with). The prediction's speed change with
+    the load (``loaded``: the load taken from the last step, :func:`_implicit_lines`) is
+    h q̈_obs,j + h (M⁻¹(τ − τ_prev))_j, without it h (M⁻¹τ)_j; ``reach`` bounds h |(M⁻¹x)_j| / Σ|x| (h times
+    twice the largest 1/J of the joints' reflected inertias), so Δω_j = h |q̈_obs,j| + reach Σ|τ − τ_prev|
+    (loaded) or reach Σ|τ| bounds it."""
     _limit(tau, qd, lines[0], lines[1], lines[2], lines[3], out)
     stall, no_load, inv = lines[0], lines[1], lines[2]
+    n = out.shape[0]
+    tc = np.empty(n)
     total = 0.0
-    for j in range(out.shape[0]):
-        if stall[j] < math.inf:
-            total += abs(out[j])
+    for j in range(n):
+        s = stall[j]
+        if s == math.inf:
+            continue
+        x = qd[j] * inv[j]
+        hi = s * min(1.0, 1.0 - x)
+        lo = -s * min(1.0, 1.0 + x)
+        tc[j] = min(max(tau[j], lo), hi)  # the clip without the cap
+        if inv[j] > 0.0 and (x >= 1.0 or x <= -1.0 or (x > 0.0 and tau[j] >= hi) or (x < 0.0 and tau[j] <= lo)
+                             or out[j] != tc[j]):
+            return True  # on its line already
+        total += abs(tc[j] - tau_prev[j]) if loaded else abs(tc[j])
     dw = reach * total
-    for j in range(out.shape[0]):
+    for j in range(n):
         s = stall[j]
         if s == math.inf or inv[j] == 0.0:
             continue
-        t = out[j]
+        t = tc[j]
         w = qd[j] if t >= 0.0 else -qd[j]  # the speed in the direction the torque pushes
-        if w + dw >= no_load[j] * (1.0 - abs(t) / s) or abs(qd[j]) >= no_load[j]:
+        dwj = dw + h * abs(qdd_obs[j]) if loaded else dw
+        if w + dwj >= no_load[j] * (1.0 - abs(t) / s):
             return True
     return False
 
@@ -193,17 +209,60 @@ def _spd_solve(A, b, x):
 
 
 @compiled
-def _implicit_lines(M, tau, qd, lines, h, out):
-    """The lines at the end of the step (:meth:`Motors.limit_implicit`) into ``out``. Active set S (the joints
-    on a sloped line), from the explicit clip at ω without the cap: solve (M + h D_e,S) q̈ = τ₀ on the joint
-    rows (the last J rows of M, the base's first), τ₀ the clip, or on S the line's value at ω, τ_s − D ω (or
-    −τ_s − D ω); τ_j = τ₀_j − h D_e,j q̈_j on S (D_e: the module docstring). A joint whose torque then lies beyond its line at the predicted
+def _implicit_lines(M, tau, qd, lines, h, out, qdd_obs, tau_prev, loaded):
+    """The lines at the end of the step (:meth:`Motors.limit_implicit`) into ``out``. The joints' inertia with the
+    base free, M_eff = M_qq − M_qb M_bb⁻¹ M_bq (the joint rows are M's last J, the base's first; the joint
+    block of M⁻¹ is M_eff⁻¹). Active set S (the joints on a sloped line), from the explicit clip at ω without
+    the cap: solve (M_eff + h D_e,S) q̈ = τ₀ + f_load, τ₀ the clip, or on S the line's value at ω, τ_s − D ω (or
+    −τ_s − D ω); τ_j = τ₀_j − h D_e,j q̈_j on S (D_e: the module docstring). ``loaded``: the load from the last
+    step, f_load = M_eff q̈_obs − τ_prev (``qdd_obs`` the joints' observed acceleration over it, ``tau_prev``
+    the torques it applied); else f_load = 0. A joint whose torque then lies beyond its line at the predicted
     speed ω + h q̈ joins S and the solve is repeated (at most J + 1 times). Finally each torque on S is
     bounded by the stall current and its command (past 2 ω_0 the line brakes whatever the command)."""
     J = out.shape[0]
     n = M.shape[0]
     nb = n - J
     stall, inv, inertia = lines[0], lines[2], lines[4]
+    Me = np.empty((J, J))
+    for a in range(J):
+        for b in range(J):
+            Me[a, b] = M[nb + a, nb + b]
+    if nb > 0:  # the Schur complement: M_bb's Cholesky factor L, Y = L⁻¹ M_bq, M_eff = M_qq − Yᵀ Y
+        L = np.empty((nb, nb))
+        for a in range(nb):
+            for b in range(nb):
+                L[a, b] = M[a, b]
+        for j in range(nb):
+            d = L[j, j]
+            for k in range(j):
+                d -= L[j, k] * L[j, k]
+            d = math.sqrt(d)
+            L[j, j] = d
+            for i in range(j + 1, nb):
+                t = L[i, j]
+                for k in range(j):
+                    t -= L[i, k] * L[j, k]
+                L[i, j] = t / d
+        Y = np.empty((nb, J))
+        for c in range(J):
+            for i in range(nb):
+                t = M[i, nb + c]
+                for k in range(i):
+                    t -= L[i, k] * Y[k, c]
+                Y[i, c] = t / L[i, i]
+        for a in range(J):
+            for b in range(J):
+                t = 0.0
+                for k in range(nb):
+                    t += Y[k, a] * Y[k, b]
+                Me[a, b] -= t
+    load = np.zeros(J)
+    if loaded:
+        for a in range(J):
+            t = -tau_prev[a]
+            for b in range(J):
+                t += Me[a, b] * qdd_obs[b]
+            load[a] = t
     # each joint's implicit damping: D = τ_s/ω_0, or, where its own inertia is known, the D_e with which a
     # lone joint's step lands on the line's exact exponential, J/(J + h D_e) = (1 − e^−x)/x, x = h D/J
     De = np.empty(J)
@@ -232,28 +291,28 @@ def _implicit_lines(M, tau, qd, lines, h, out):
             side[j] = 1
         elif x < 0.0 and t <= lo:
             side[j] = -1
-    A = np.empty((n, n))
-    rhs = np.zeros(n)
-    qdd = np.empty(n)
+    A = np.empty((J, J))
+    rhs = np.empty(J)
+    qdd = np.empty(J)
     for _ in range(J + 1):
-        for a in range(n):
-            for b in range(n):
-                A[a, b] = M[a, b]
+        for a in range(J):
+            for b in range(J):
+                A[a, b] = Me[a, b]
         for j in range(J):
-            rhs[nb + j] = base[j]
+            rhs[j] = base[j] + load[j]
             if side[j] != 0:
-                A[nb + j, nb + j] += h * De[j]
+                A[j, j] += h * De[j]
         _spd_solve(A, rhs, qdd)
         grew = False
         for j in range(J):
             if side[j] != 0:
-                out[j] = base[j] - h * De[j] * qdd[nb + j]
+                out[j] = base[j] - h * De[j] * qdd[j]
                 continue
             out[j] = base[j]
             s = stall[j]
             if s == math.inf or inv[j] == 0.0:
                 continue
-            xp = (qd[j] + h * qdd[nb + j]) * inv[j]  # the predicted speed over ω_0
+            xp = (qd[j] + h * qdd[j]) * inv[j]  # the predicted speed over ω_0
             if xp > 0.0 and base[j] > s * (1.0 - xp):
                 side[j] = 1
                 base[j] = s * (1.0 - qd[j] * inv[j])
@@ -321,6 +380,7 @@ class Motors:
         object.__setattr__(self, "_lines", np.ascontiguousarray(np.stack(
             [s, w, self._inv, jh, np.zeros(s.shape) if self.inertia is None else self.inertia])))
         object.__setattr__(self, "_n", int(s.shape[0]))
+        object.__setattr__(self, "_zeros", np.zeros(s.shape))  # limit_implicit without the load
         # limit_implicit's screen: |(M⁻¹τ)_j| ≤ max_k (M⁻¹)_kk Σ|τ_k| (M⁻¹ positive definite), with (M⁻¹)_kk =
         # 1/J_k at the loaded pose and a factor 2 for the poses where a joint's reflected inertia is lower
         # (no inertia known: every step that has a line takes it implicitly)
@@ -352,19 +412,32 @@ class Motors:
         _limit_packed(tau, qd, self._lines, out)
         return out
 
-    def limit_implicit(self, tau: np.ndarray, qd: np.ndarray, h: float, mass_matrix) -> np.ndarray:
+    def limit_implicit(self, tau: np.ndarray, qd: np.ndarray, h: float, mass_matrix, qdd_obs: np.ndarray | None = None,
+                       tau_prev: np.ndarray | None = None) -> np.ndarray:
         """``tau`` clipped to the lines taken at the end of the step (the module docstring, "The line taken
         implicitly"), a new array. Where no joint can reach its sloped line within the step (a bound with
-        the joints' reflected inertias, :func:`_limit_screened`) this is :meth:`limit`, bit for bit, and the
-        mass matrix is not asked for; else the coupled implicit lines with ``mass_matrix()`` (the engine's
-        M, base rows first, the gears' inertia on their joints) and the step ``h``."""
+        the joints' reflected inertias and the load, :func:`_limit_screened`) this is :meth:`limit`, bit for bit,
+        and the mass matrix is not asked for; else the coupled implicit lines with ``mass_matrix()`` (the
+        engine's M, base rows first, the gears' inertia on their joints) and the step ``h``. ``qdd_obs`` (J,),
+        the joints' acceleration observed over the last step, and ``tau_prev`` (J,), the torques applied on it
+        (both or neither): the load in the prediction, f_load = M_eff q̈_obs − τ_prev (module docstring); without
+        them the load is left out."""
         n = self._n
         if tau.shape[0] != n or qd.shape[0] != n:
             raise ValueError(f"tau: one torque per joint ({n}) and a speed for each, "
                              f"got {tau.shape[0]} and {qd.shape[0]}")
+        loaded = qdd_obs is not None
+        if loaded != (tau_prev is not None):
+            raise ValueError("qdd_obs, tau_prev: the load needs both (the last step's acceleration and torques) or neither")
+        if loaded and (qdd_obs.shape[0] != n or tau_prev.shape[0] != n):
+            raise ValueError(f"qdd_obs, tau_prev: one value per joint ({n}), got {qdd_obs.shape[0]} and {tau_prev.shape[0]}")
+        if not loaded:
+            qdd_obs = tau_prev = self._zeros
         out = np.empty(n)
-        if _limit_screened(tau, qd, self._lines, out, self._reach * h):
-            _implicit_lines(np.ascontiguousarray(mass_matrix(), dtype=float), tau, qd, self._lines, float(h), out)
+        h = float(h)
+        if _limit_screened(tau, qd, self._lines, out, self._reach * h, h, qdd_obs, tau_prev, loaded):
+            _implicit_lines(np.ascontiguousarray(mass_matrix(), dtype=float), tau, qd, self._lines, h, out,
+                            qdd_obs, tau_prev, loaded)
         return out
 
     def bounds(self, qd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

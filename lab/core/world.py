@@ -155,6 +155,7 @@ class World:
         self.implicit_motor_lines = bool(self.options.implicit_motor_lines)
         self._lines_state: RobotState | None = None  # the snapshot World.apply's motor lines predict from
         self._lines_compiled: bool | None = None  # their mass matrix from the compiled pass (decided at first use)
+        self._lines_last: tuple | None = None  # (v_W, q̇, τ applied, step) of the last apply: the lines' load
         self.client = connect(gui)
         self.dt = float(dt)
         self.gravity = float(gravity)
@@ -794,7 +795,15 @@ class World:
         if tau is not None and self.n_joints:
             if self.implicit_motor_lines:
                 self._lines_state = state
-                tau = self.motors.limit_implicit(np.asarray(tau, dtype=float), state.qd, self.dt, self._lines_mass)
+                # the load from the last step (lab.core.actuators): its observed joint acceleration and applied
+                # torques, when this snapshot is the one right after it (not after a rewind or a skipped apply)
+                last = self._lines_last
+                if last is not None and state.prev_v_W is last[0] and self.steps == last[3] + 1:
+                    tau = self.motors.limit_implicit(np.asarray(tau, dtype=float), state.qd, self.dt, self._lines_mass,
+                                                     (state.qd - last[1]) / self.dt, last[2])
+                else:
+                    tau = self.motors.limit_implicit(np.asarray(tau, dtype=float), state.qd, self.dt, self._lines_mass)
+                self._lines_last = (state.v_W, state.qd, tau, self.steps)
             else:
                 tau = self.motors.limit(np.asarray(tau, dtype=float), state.qd)
             self._pb_motor_array(b, self._joint_ids, TORQUE_CONTROL, forces=tau.tolist())
