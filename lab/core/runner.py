@@ -96,8 +96,9 @@ class Simulation:
         self.controller = controller
         # a controller whose servo reads the mass matrix (lab.controllers.servo) gets it in every snapshot
         self.world.want_mass_matrix = bool(getattr(controller, "needs_mass_matrix", False))
-        # a controller stepped implicitly may ask for the motors' lines taken implicitly too (lab.core.actuators)
-        if getattr(controller, "wants_implicit_motor_lines", False):
+        # a controller stepped implicitly may ask for the motors' lines taken implicitly too (lab.core.actuators), and a
+        # scenario may set them (sim.motor_lines)
+        if getattr(controller, "wants_implicit_motor_lines", False) or sc.sim.motor_lines == "implicit":
             self.world.implicit_motor_lines = True
         # the one place laws are bound to the robot and the arena (lab.core.wrench.bind)
         self.forces = {name: bind(law, spec, sc.arena)

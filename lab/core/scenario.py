@@ -51,6 +51,12 @@ class SimConfig(Validated):
     solver_iterations: int = num(50, ge=1, le=1000, doc="Bullet's constraint-solver iterations per step")
     record_every: int = num(10, ge=1, le=10000, unit="steps", doc="record every n-th step")
     max_kinetic_energy: float = num(1000.0, gt=0, unit="J", doc="above this the run stops as diverged")
+    motor_lines: Literal["explicit", "implicit"] = choice(
+        "explicit", doc="the motors' torque–speed lines (lab.core.actuators): 'explicit', clipped at the snapshot's speed "
+                        "(with the one-step cap); 'implicit', taken at the end of the step with the mass matrix and "
+                        "the load from the last step (World.implicit_motor_lines): stable at any step, a loaded joint "
+                        "on its line's exact exponential. A controller may ask for 'implicit' itself "
+                        "(wants_implicit_motor_lines)")
 
     @property
     def n_steps(self) -> int:
@@ -131,7 +137,8 @@ class Scenario:
             "name": self.name,
             "description": self.description,
             "seed": self.seed,
-            "sim": plain(self.sim),
+            # sim.motor_lines only when set: the default (explicit) leaves every resolved scenario as it was
+            "sim": {k: v for k, v in plain(self.sim).items() if k != "motor_lines" or v != "explicit"},
             # init.shape only when set: the default start (straight) leaves every resolved scenario as it was
             "init": {k: v for k, v in plain(self.init).items() if k != "shape" or v != "straight"},
             "arena": {"type": self.arena_type, **(plain(self.arena) if self.arena is not None else {})},

@@ -323,3 +323,27 @@ def test_the_screen_includes_the_load():
     assert out[0] < tau[0] and out[1] == tau[1]
     with pytest.raises(ValueError, match="needs both"):
         m.limit_implicit(tau, qd, h, lambda: M, np.zeros(2))
+
+
+def test_a_scenario_sets_the_implicit_lines():
+    """sim.motor_lines = "implicit" turns World.implicit_motor_lines on for the run (the default leaves the explicit
+    clip, and the resolved scenario without the key, as before); a bad value is refused by name."""
+    from lab.core import scenario as scn
+    from lab.core.runner import Simulation
+
+    sc = scn.load("tracked_step_climb")
+    assert sc.sim.motor_lines == "explicit" and "motor_lines" not in sc.to_dict()["sim"]
+    sim = Simulation(sc)
+    try:
+        assert not sim.world.implicit_motor_lines
+    finally:
+        sim.world.close()
+    sc = scn.load("tracked_step_climb", ["sim.motor_lines=implicit"])
+    assert sc.to_dict()["sim"]["motor_lines"] == "implicit"
+    sim = Simulation(sc)
+    try:
+        assert sim.world.implicit_motor_lines
+    finally:
+        sim.world.close()
+    with pytest.raises(Exception, match="motor_lines"):
+        scn.load("tracked_step_climb", ["sim.motor_lines=bogus"])
