@@ -45,8 +45,9 @@ free, ``1/(M⁻¹)_jj`` of the mass matrix at the loaded pose (lab.core.world.Wo
 contacts, which the mass matrix does not hold, only add inertia, so the cap errs towards a slower
 spin-up, never an overshoot.
 
-The line taken implicitly (``EngineOptions.implicit_motor_lines``, per World ``World.implicit_motor_lines``;
-on in the v2 environments, issue 34). On a line the motor is a
+The line taken implicitly (``EngineOptions.implicit_motor_lines``, per World ``World.implicit_motor_lines``,
+per scenario ``sim.motor_lines = "implicit"``; on in the v2 environments and in the multi-module climbs but
+the serial pair, issue 34). On a line the motor is a
 damper: ``τ = τ_s − D ω`` with ``D = τ_s/ω_0`` (and ``−τ_s − D ω`` on the reverse line), and an explicit
 damper is stable only while ``h < 2 μ/D`` for every mode μ of the joints' coupled inertia. The cap above
 bounds each joint alone (its own ``J``); with every joint driven at once the chain's modes couple them
@@ -54,18 +55,51 @@ bounds each joint alone (its own ``J``); with every joint driven at once the cha
 :meth:`Motors.limit_implicit` evaluates the line at the end of the step, as the servos' implicit damping
 does (:mod:`lab.controllers.servo`): for the joints the explicit clip puts on a line (set S),
 
-    (M + h D_S) q̈ = τ_clip,    τ_j = τ_clip,j − h D_j q̈_j   (j in S; the others keep their torque)
+    (M_eff + h D_e,S) q̈ = τ_clip + f_load,    τ_j = τ_clip,j − h D_e,j q̈_j   (j in S; the others keep their torque)
 
-with ``M`` the mass matrix (base free) and the other joints' torques in the prediction; Coriolis,
-gravity and external forces are left out (they move τ by O(h), like the servos'). A joint's torque then
+with ``M_eff`` the joints' inertia with the base free (the Schur complement of the mass matrix's base block:
+its inverse is the joint block of M⁻¹) and the other joints' torques in the prediction. A joint's torque then
 stays within the stall current and its command. The damping in the prediction is not ``D`` itself
 (backward Euler, which lags: a joint with T < h closes only h/(T + h) of its gap to ω_0 a step) but
 ``D_e = (J/h)(x/(1 − e^−x) − 1)``, x = h/T, J the joint's reflected inertia: with it one joint alone
 lands each step on the line's exact exponential, ``ω_k = ω_0 (1 − e^(−k h/T))`` (:func:`spin_up_speed`)
 at any step. D_e lies between D/2 (h ≪ T) and D − J/h (h ≫ T, where the step is the one-step cap's
 deadbeat); being ≥ D/2 it keeps every coupled mode stable (h D/(μ + h D_e) < 2 for any inertia μ),
-and as h → 0 the torques tend to the explicit line's. Where no joint is on a line, or the line is
-never reached, the torques are the explicit clip's, bit for bit.
+and as h → 0 the torques tend to the explicit line's (first order). Where no joint is on a line, or the
+line is never reached, the torques are the explicit clip's, bit for bit.
+
+The load in the prediction (issue 34). ``f_load`` is the generalized force on the joints of everything but
+the motors over the step: gravity and the Coriolis terms, the lab's own force laws (friction, hydrodynamics,
+a trial's pushes), and the engine's contacts, joint constraints and gears. Left out (f_load = 0, as before),
+a joint that lifts a load sits on its line where τ_line · J/(J + h D_e) = τ_load, not τ_line = τ_load: the
+loaded speed is wrong by τ_load h D_e/(J τ_s/ω_0) — the cut that made the multi-module climbs' 1-ms runs
+worse with the implicit lines than without (26 % on the parallel climb's COM speed). The estimate taken is
+the whole residual of the last step, ``f_load,k = M_eff q̈_obs,k−1 − τ_k−1``, with ``q̈_obs,k−1 =
+(q̇_k − q̇_k−1)/h`` the joints' observed acceleration over it and ``τ_k−1`` the torques the motors applied on it
+(World.apply keeps both; the first step after a load, a reset or a rewind has no last step and predicts
+without the load). Why this one, against the alternatives:
+
+* it is the only one that holds the contacts and the gears' constraint forces, which the engine solves
+  inside its step and reports after it (the climbs' belts, riser and ground: most of their load), and the
+  gears' and the contacts' added inertia: a contact that makes a joint heavier than M says enters as a load
+  proportional to q̈, and the lagged residual's fixed point is then the line with the true inertia
+  (τ = τ_line J_true/(J_true + h D_e)), the feedback's factor h D_e/(J + h D_e) · c/J_true < 1, stable;
+* the bias forces C(q, q̇) + g from the engine's inverse dynamics at q̈ = 0 and the lab's own forces
+  through the Jacobians are known at the step itself but miss the contacts, and cost engine calls (one
+  inverse dynamics and one Jacobian per pushed link, ~10–50 µs) where the residual costs none: q̇ and τ
+  are in hand, M_eff is already built for the solve;
+* its error is the load's change over one step, O(h) like the lines' own prediction error, and a
+  constant load (a joint lifting a weight, a constant push) is taken exactly from the second step on:
+  tests/library/test_actuators.py lands a rotor lifting 0.4 τ_s on ω_L = ω_0 (1 − τ_load/τ_s) along the
+  exact exponential at 1, 5, 10 ms and 0.2 s (2.2 T), where the unloaded lines settle 0.23 % of ω_0 off at
+  1 ms, 2.3 % at 10 ms and stall at 0.2 s.
+
+An impulsive load (a contact's impact) enters one step late and only through the joints on a line, whose
+torques stay bounded by their command and the stall current. The screen that decides whether a step needs
+the solve bounds the loaded prediction's speed change, h |q̈_obs,j| + h |(M⁻¹(τ − τ_prev))_j|, so the
+explicit clip is still kept, bit for bit, exactly where the solve would put no joint on a line. Cost
+(benchmarks/motor_lines_cost.py, the multi-module climbs): 25–40 µs a step over the explicit clip, against an
+engine step of 450–650 µs.
 
 At ``ω = 0`` both bounds are ``±τ_s`` (where the cap does not act): the effort limit the URDF
 states. The energy the joint gives

@@ -58,9 +58,8 @@ class EngineOptions:
     inertia_from_file: bool = True  # URDF_USE_INERTIA_FROM_FILE (else Bullet derives it from collision shapes)
     # the motors' torque–speed lines taken at the end of the step with the mass matrix (stable at any step, a
     # lone joint on its exact exponential: lab.core.actuators, "The line taken implicitly"); off: the explicit
-    # clip with the one-step cap. Off for the scenarios so far: it moves the three multi-module tracked climbs,
-    # whose arm and drive lines (T = 0.8 and 0.1 ms) are stiffer than their 1 ms step (docs/benchmarks.md);
-    # the v2 environments turn it on per World (lab.envs)
+    # clip with the one-step cap. Off by default (the scenarios' published results); on per World for the v2
+    # environments (lab.envs) and for a scenario with sim.motor_lines = "implicit" (lab.core.runner)
     implicit_motor_lines: bool = False
 
 
