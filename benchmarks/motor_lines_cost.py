@@ -1,11 +1,12 @@
 """What the motors' torque–speed lines cost per step (lab.core.actuators): World.apply's share (the clip, or the
 implicit lines with their mass matrix and, loaded, the last step's load) against the bare engine step
 (stepSimulation), for the explicit clip, the implicit lines without the load (as before issue 34 item 2) and
-the implicit lines with the load, side by side in one process on the same scenario and step.
+the implicit lines with the load (``sim.motor_lines`` set for the run), side by side in one process on the
+same scenario and step.
 
-Timers (perf_counter) wrap World.apply (less its engine writes: measured as the explicit clip's apply, which has
-the same writes) and World._pb_step; the figures are µs per step, the load average beside them. A measurement,
-not a test.
+Timers (perf_counter) wrap World.apply (its engine writes included, the same in every mode: the differences
+between the rows are the lines') and the engine's stepSimulation; the figures are µs per step, with the share of
+steps the screen sent through the implicit solve, the load average beside them. A measurement, not a test.
 
 Usage: PYTHONPATH=. python benchmarks/motor_lines_cost.py [--only NAME ...] [--duration S] [--set KEY=VALUE ...]
 """
@@ -13,7 +14,6 @@ Usage: PYTHONPATH=. python benchmarks/motor_lines_cost.py [--only NAME ...] [--d
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import time
 
@@ -28,7 +28,6 @@ MODES = ("explicit", "implicit, no load", "implicit, loaded")
 
 def measure(name: str, mode: str, duration: float, sets: dict) -> dict:
     """One run of ``name`` with the lines in ``mode``: µs per step in World.apply and in the engine step."""
-    World.options = dataclasses.replace(World.options, implicit_motor_lines=mode != "explicit")
     orig_li = actuators.Motors.limit_implicit
     if mode == "implicit, no load":
         actuators.Motors.limit_implicit = lambda self, tau, qd, h, M, qdd_obs=None, tau_prev=None: orig_li(
@@ -62,11 +61,10 @@ def measure(name: str, mode: str, duration: float, sets: dict) -> dict:
 
     World.apply, World.step_engine, actuators._implicit_lines = apply, step_engine, lines
     try:
-        lab.run(name, {**sets, "sim.duration": duration})
+        lab.run(name, {**sets, "sim.duration": duration, "sim.motor_lines": "explicit" if mode == "explicit" else "implicit"})
     finally:
         World.apply, World.step_engine, actuators._implicit_lines = orig_apply, orig_step, orig_lines
         actuators.Motors.limit_implicit = orig_li
-        World.options = dataclasses.replace(World.options, implicit_motor_lines=False)
     n = max(acc["steps"], 1)
     return {"apply_us": 1e6 * acc["apply"] / n, "engine_us": 1e6 * acc["engine"] / n,
             "implicit_share": acc["implicit"] / n}
