@@ -347,3 +347,42 @@ def test_a_scenario_sets_the_implicit_lines():
         sim.world.close()
     with pytest.raises(Exception, match="motor_lines"):
         scn.load("tracked_step_climb", ["sim.motor_lines=bogus"])
+
+
+def test_the_load_is_dropped_after_a_rewind():
+    """The load comes from the step just before (World.apply keeps its q̇ and torques): after restore_state the
+    next step has no such step (the snapshot's history is the rewind's), so it predicts without the load —
+    the unloaded line's torque τ_line J/(J + h D_e), not a stale load from before the rewind — and the step
+    after it has its load again (τ_line − h D_e (τ_line − τ_L)/(J + h D_e), the loaded formula)."""
+    from lab.core.wrench import Wrench
+
+    urdf, J = rotor_urdf()
+    dt = 0.01
+    w = World(dt=dt, gravity=0.0)
+    try:
+        w.load_robot(urdf, [0.0, 0.0, 1.0], 0.0, 0.1, STALL)
+        w.implicit_motor_lines = True
+        T_W = np.array([[0.0, 0.0, +LOAD], [0.0, 0.0, -LOAD]])
+        x = dt * (STALL / NO_LOAD) / J
+        De = J / dt * (x / -math.expm1(-x) - 1.0)
+
+        def step():
+            s = w.read_state()
+            tau = w.apply(np.array([100.0]), Wrench(np.zeros((2, 3)), T_W.copy()), s)[0]
+            w.step_engine()
+            return float(s.qd[0]), tau
+
+        for _ in range(5):
+            step()
+        snap = w.save_state()
+        for _ in range(5):
+            step()
+        w.restore_state(snap)
+        qd, tau = step()
+        line = STALL * (1 - qd / NO_LOAD)
+        assert tau == pytest.approx(line * J / (J + dt * De), rel=1e-9)  # no load: the history was dropped
+        qd, tau = step()
+        line = STALL * (1 - qd / NO_LOAD)
+        assert tau == pytest.approx(line - dt * De * (line - LOAD) / (J + dt * De), rel=1e-9)
+    finally:
+        w.close()
