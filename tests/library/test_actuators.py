@@ -241,7 +241,7 @@ def spin_loaded(dt: float, duration: float, lines: str, load: float = LOAD):
         T_W = np.array([[0.0, 0.0, +load], [0.0, 0.0, -load]])  # on the base, on the rotor (about the joint axis z)
         s = w.read_state()
         ts, qds = [0.0], [float(s.qd[0])]
-        for _ in range(int(round(duration / dt))):
+        for _ in range(round(duration / dt)):
             if lines == "unloaded":
                 w._lines_last = None
             w.apply(np.array([100.0]), Wrench(np.zeros((2, 3)), T_W.copy()), s)
