@@ -43,7 +43,7 @@ from lab.core.runner import Simulation  # noqa: E402
 T_IMPORT = _clock() - _c
 
 ENGINE_READS = ("_pb_base_pose", "_pb_base_vel", "_pb_joint_states", "_pb_link_state", "_pb_link_states",
-                "_pb_contacts", "_rd_base_pose", "_rd_base_vel", "_rd_joint_states", "_rd_fk_refresh")
+                "_pb_contacts", "_rd_contacts", "_rd_base_pose", "_rd_base_vel", "_rd_joint_states", "_rd_fk_refresh")
 
 
 class Timers:

@@ -115,6 +115,55 @@ def abs_power2(tau, qd_pre, qd_post):
     return s
 
 
+PAIRWISE_BLOCK = 128  # numpy sums a contiguous float64 run of up to this many terms in one pairwise block
+
+
+@compiled
+def _pairwise_block(x, n):
+    """Σ x[:n], n ≤ :data:`PAIRWISE_BLOCK`, summed as numpy sums a contiguous float64 run (its pairwise sum:
+    one accumulator below 8 terms, else eight interleaved then combined pairwise), so the same value to the
+    bit. (Longer runs numpy splits in halves recursively; a recursive kernel does not load from numba's
+    cache, so those stay with numpy: :meth:`lab.core.recorder.Recorder.on_step`.)"""
+    if n < 8:
+        s = 0.0
+        for j in range(n):
+            s += x[j]
+        return s
+    r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+    m = n - n % 8
+    for j in range(8, m, 8):
+        r0 += x[j]
+        r1 += x[j + 1]
+        r2 += x[j + 2]
+        r3 += x[j + 3]
+        r4 += x[j + 4]
+        r5 += x[j + 5]
+        r6 += x[j + 6]
+        r7 += x[j + 7]
+    s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for j in range(m, n):
+        s += x[j]
+    return s
+
+
+@compiled
+def metered_powers(tau, qd_pre, qd_post, mg_W, p_pre, v_pre, w_pre, v_post, w_post, contacts):
+    """(½ τ·(q̇ + q̇₊), ½ Σ m g·(v + v₊), ½ Σ F_c·(v_c + v_c₊)): the joints', gravity's and the engine contacts'
+    trapezoidal powers over one step, in one dispatch (the metered ledger's step: lab.core.recorder.Recorder.on_step
+    on engine contacts). The same values to the bit as :func:`joint_power2`, ``np.sum(mg_W * (v_pre + v_post))``
+    (numpy's pairwise order, :func:`_pairwise_block`: a robot of at most 42 links) and :func:`contact_power2`,
+    each halved."""
+    p_in = 0.5 * joint_power2(tau, qd_pre, qd_post) if tau.shape[0] else 0.0
+    n = mg_W.shape[0]
+    e = np.empty(3 * n)
+    for i in range(n):
+        for a in range(3):
+            e[3 * i + a] = mg_W[i, a] * (v_pre[i, a] + v_post[i, a])
+    p_g = 0.5 * _pairwise_block(e, 3 * n)
+    p_c = 0.5 * contact_power2(contacts, p_pre, v_pre, w_pre, v_post, w_post) if contacts.shape[0] else 0.0
+    return p_in, p_g, p_c
+
+
 @compiled
 def contact_rows(raw):
     """The World's contact snapshot rows (:class:`lab.core.contacts.Col`, k × 12) from PyBullet's points

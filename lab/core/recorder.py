@@ -63,6 +63,8 @@ class Recorder:
         self.mg_W = None if gravity_W is None or mass is None else np.outer(mass, gravity_W)
         self.work_gravity = 0.0
         self.work_contact = 0.0
+        # gravity's power summed in the compiled ledger step (numpy's order, one pairwise block of 3N terms)
+        self._one_block = self.mg_W is not None and self.mg_W.size <= kernels.PAIRWISE_BLOCK
         self.steps = 0
 
     def start(self, state: RobotState) -> None:
@@ -86,7 +88,12 @@ class Recorder:
                 if self.steps % self.every == 0:
                     self._sample(post, tau, p_in, -(0.0 + p))
                 return
-        p_in = 0.5 * kernels.joint_power2(tau, pre.qd, post.qd) if tau.size else 0.0
+        metered = self.mg_W is not None and post.contacts is not None
+        if metered and self._one_block:  # the joints', gravity's and the contacts' powers in one compiled call
+            p_in, p_g, p_c = kernels.metered_powers(tau, pre.qd, post.qd, self.mg_W, pre.p_W, pre.v_W, pre.w_W,
+                                                    post.v_W, post.w_W, post.contacts)
+        else:
+            p_in = 0.5 * kernels.joint_power2(tau, pre.qd, post.qd) if tau.size else 0.0
         self.work_in += dt * p_in
         self.work_in_abs += dt * abs(p_in)
         p_ext_total = 0.0
@@ -100,10 +107,10 @@ class Recorder:
                 p = 0.5 * kernels.power2(out, pre.v_W, post.v_W)
             work_ext[name] += dt * p
             p_ext_total += p
-        if self.mg_W is not None and post.contacts is not None:
-            v_sum = pre.v_W + post.v_W
-            p_g = 0.5 * float(np.sum(self.mg_W * v_sum))
-            p_c = 0.5 * contact_power(post.contacts, pre, post)
+        if metered:
+            if not self._one_block:  # beyond numpy's one pairwise block: its own sum, as before
+                p_g = 0.5 * float(np.sum(self.mg_W * (pre.v_W + post.v_W)))
+                p_c = 0.5 * contact_power(post.contacts, pre, post)
             self.work_gravity += dt * p_g
             self.work_contact += dt * p_c
             p_ext_total += p_c

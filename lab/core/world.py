@@ -195,6 +195,7 @@ class World:
         # needs_mass_matrix by whoever installs it (the runner, the env); Stable PD servos read it.
         self.want_mass_matrix = False
         self._gear_inertia: np.ndarray | None = None  # (J,) what a spec's gears add to each joint (load_spec)
+        self._gear_diag: tuple | None = None  # ((row of M, inertia), …) of the joints with gear inertia (_fill_mass_matrix)
         self.rewindables: list = []  # objects with snapshot() / restore(s): lab state rewound with the engine
         # The hot loop calls pybullet's functions with this client's id bound directly: the
         # BulletClient wrapper resolves every call through __getattr__ + inspect (~2 µs each).
@@ -297,6 +298,8 @@ class World:
         self._rd_joint_states = bind(pb.getJointStates, body, self._joint_ids, cid)
         # getLinkState(body, link 0, computeLinkVelocity=0, computeForwardKinematics=1)
         self._rd_fk_refresh = bind(pb.getLinkState, body, 0, 0, 1, cid)
+        # getContactPoints(bodyA=body) positionally: bodyB −1 and both links −2 are its "any"
+        self._rd_contacts = bind(pb.getContactPoints, body, -1, -2, -2, cid)
         self._cid = cid
         self._engine_links = list(range(-1, self.n_links - 1))  # the snapshot's rows as engine link indices
         return body
@@ -395,6 +398,7 @@ class World:
             # added to the diagonal of the M the snapshot carries, so a Stable PD servo predicts with it
             extra = np.maximum(J - self._joint_inertia, 0.0)
             self._gear_inertia = extra if extra.any() else None
+            self._gear_diag = None
         setup = getattr(spec, "setup", None)
         if setup is not None:
             setup(self, body)
@@ -532,6 +536,7 @@ class World:
         """Make the robot's base static (mass 0 in the engine): an exact weld of the base link."""
         self.client.changeDynamics(self.robot, -1, mass=0.0)
         self._lines_compiled = None  # the motors' lines: the engine's M has no base rows now
+        self._gear_diag = None  # the snapshot's M too: its joint rows move up by 6
 
     def weld_base_constraint(self) -> int:
         """Weld the robot's base to the world where it is with a JOINT_FIXED constraint (soft: the
@@ -614,7 +619,9 @@ class World:
             js = self._pb_joint_states(self.robot, self._joint_ids) if self._joint_ids else ()
             q_full = [s[0] for s in js]
         q = q_full.tolist() if isinstance(q_full, np.ndarray) else [float(x) for x in q_full]
-        return np.array(self._pb_mass_matrix(self.robot, q), float)
+        rows = self._pb_mass_matrix(self.robot, q)
+        n = len(rows)  # the engine's rows (tuples of floats) into one array without np.array's shape discovery
+        return np.fromiter(chain.from_iterable(rows), float, n * n).reshape(n, n)
 
     def link_jacobian(self, link: int, point_L, q) -> tuple[np.ndarray, np.ndarray]:
         """(J_v (3, J), J_ω (3, J)) of engine link ``link`` (0-based, the base excluded) at the point
@@ -709,9 +716,12 @@ class World:
     def _fill_mass_matrix(self, state: RobotState) -> None:
         """``state.M``: the engine's mass matrix at the snapshot's q plus the gears' inertia on their joints."""
         M = state.M = self.mass_matrix(state.q)
-        if self._gear_inertia is not None:
-            k = np.arange(M.shape[0] - self.n_joints, M.shape[0])
-            M[k, k] += self._gear_inertia
+        gears = self._gear_diag
+        if gears is None:  # (row of M, inertia) of every joint a gear adds to, decided at the first snapshot
+            gears = self._gear_diag = () if self._gear_inertia is None else tuple(
+                (M.shape[0] - self.n_joints + j, float(g)) for j, g in enumerate(self._gear_inertia) if g != 0.0)
+        for i, g in gears:  # M[k, k] += gear inertia on its joints' diagonal; a joint without one adds 0 exactly
+            M[i, i] += g
 
     def _read_compiled(self, tables) -> RobotState:
         """:meth:`read_state` through the compiled pass, the per-step path: the engine's answers go into
@@ -772,12 +782,14 @@ class World:
         body depending on the order the manifold happened to be made in. Bullet's multibody solver takes
         dir1 = btPlaneSpace1(manifold normal), so dir1 against plane_space(reported normal) tells which
         (checked for both creation orders in tests/core/test_world.py)."""
-        cps = self._pb_contacts(bodyA=self.robot)
+        cps = self._rd_contacts()
         if not cps:
             return np.empty((0, 12))
-        # one flat tuple per point, one array, one fused kernel (the sign and sum as plane_space_dot)
-        raw = np.array([(cp[3], cp[2], *cp[6], *cp[7], cp[9], cp[10], *cp[11], cp[12], *cp[13]) for cp in cps],
-                       dtype=float)
+        # one flat tuple per point, one array (fromiter with its length known: no shape discovery), one fused
+        # kernel (the sign and sum as plane_space_dot)
+        k = len(cps)
+        raw = np.fromiter(chain.from_iterable([(cp[3], cp[2], *cp[6], *cp[7], cp[9], cp[10], *cp[11], cp[12], *cp[13])
+                                               for cp in cps]), float, 17 * k).reshape(k, 17)
         return contact_rows(raw)
 
     # ------------------------------------------------------------------ acting
