@@ -9,9 +9,12 @@ Goals (the same functions benchmarks/goals.py reports):
                  process when MuJoCo is installed;
 * ``reset``    — the mean CPU time of ``reset()`` on ``lab/SnakeCreeping-v2`` (20 resets, one step each);
 * ``flagship`` — the flagship's step loop (benchmarks/flagship_steps.py's ``time_flagship``), µs per step;
-* ``io``       — benchmarks/step_overhead.py's ``measure`` at n = 10: lab / engine-I/O floor.
+* ``io``       — benchmarks/step_overhead.py's ``measure`` at n = 10: lab / engine-I/O floor;
+* ``tracked``  — the tracked step sweep's loop: ``Simulation.run`` of four of its points (h = 0.08, 0.15,
+                 0.19, 0.21 m; arm 0.25–0.4 m, 0.3–0.7 rad/s; ``trial.stop_when_decided``), µs of CPU per
+                 2-ms step with the run's observers and metrics (after one warm-up run: numba's cache).
 
-Usage: python benchmarks/pace_ab.py --base /work/main --branch . [--goal env reset flagship io] [--repeat 3]
+Usage: python benchmarks/pace_ab.py --base /work/main --branch . [--goal env reset flagship io tracked] [--repeat 3]
 """
 
 from __future__ import annotations
@@ -64,6 +67,21 @@ elif goal == "io":
     out["lab_io"] = m["lab"] / m["engine_io"]
     out["lab_us"] = m["lab"] * 1e6
     out["floor_us"] = m["engine_io"] * 1e6
+elif goal == "tracked":
+    from lab.core import scenario as scn
+    from lab.core.runner import Simulation
+    points = [(0.08, 0.25, 0.3), (0.15, 0.3, 0.5), (0.19, 0.35, 0.5), (0.21, 0.4, 0.7)]
+    scs = [scn.load("tracked_step_climb", ["trial.stop_when_decided=true", "sim.duration=16",
+                                           f"arena.step_height={{h}}", f"robot.arm_length={{a}}",
+                                           f"controller.arm_speed={{w}}"]) for h, a, w in points]
+    sim = Simulation(scs[0]); sim.run(); sim.close()  # warm-up
+    cpu = steps = 0
+    for sc in scs:
+        sim = Simulation(sc)
+        c0 = time.process_time(); r = sim.run(); cpu += time.process_time() - c0
+        steps += r.metrics["steps"]
+        sim.close()
+    out["us_per_step"] = cpu / steps * 1e6
 print("RESULT " + json.dumps(out))
 """
 

@@ -159,7 +159,7 @@ class Simulation:
             parts = {name: applied}
         else:
             parts = {name: law(state, t) for name, law in laws}
-            applied = total([as_wrench(x) for x in parts.values()], w.n_links)
+            applied = total(parts.values(), w.n_links)  # force arrays and Wrenches, summed in the laws' order
         tau = w.apply(tau, applied, state)  # the torques the motors' lines let through
         w.step_engine()
         new = w.read_state()

@@ -595,6 +595,18 @@ class World:
         return (bind(pb.getJointStates, physicsClientId=cid), bind(pb.resetJointStatesMultiDof, physicsClientId=cid),
                 bind(pb.changeConstraint, physicsClientId=cid))
 
+    def joint_calls(self, body: int, joints: list[int]):
+        """``(states(), reset(q, qd))``: getJointStates and resetJointStatesMultiDof of these joints of a body,
+        bound to this world's client with every argument positional (a keyword merged into a partial's costs
+        a dict a call); ``q``, ``qd``: one list per joint, as resetJointStatesMultiDof takes them. A robot's
+        per-step hook calls them (the tracked belt's slab reset)."""
+        cid = self.client._client
+        states = functools.partial(pb.getJointStates, body, joints, cid)
+
+        def reset(q, qd, _reset=pb.resetJointStatesMultiDof, _b=body, _j=joints, _c=cid):
+            _reset(_b, _j, q, qd, _c)
+        return states, reset
+
     # ------------------------------------------------------------------ dynamics queries (no stepping)
     def link_com_offsets(self) -> np.ndarray:
         """(N − 1, 3): each non-base link's COM in its URDF link (joint) frame, the inertial origin."""

@@ -50,12 +50,16 @@ def as_wrench(out) -> Wrench:
     return out if isinstance(out, Wrench) else Wrench(F_W=out)
 
 
-def total(wrenches: list[Wrench], n_links: int) -> Wrench:
-    """The sum the World applies in one place."""
+def total(wrenches, n_links: int) -> Wrench:
+    """The sum the World applies in one place, of laws' outputs: Wrenches or (N, 3) force arrays (an array is
+    taken as it is, not wrapped in a Wrench first: the runner's per-step call)."""
     F = np.zeros((n_links, 3))
     T = None
     extra: dict[str, np.ndarray] = {}
     for w in wrenches:
+        if not isinstance(w, Wrench):  # a force array
+            F += w
+            continue
         F += w.F_W
         if w.T_W is not None:
             T = w.T_W.copy() if T is None else T + w.T_W

@@ -287,6 +287,7 @@ class Cleats(Validated):
 
 
 @functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)  # per robot, not per step (the mask is read-only)
 def _belt_links(link_names: tuple, joint_names: tuple) -> tuple[np.ndarray, int]:
     """(which links are the belt's, the drive joint's index) of a loaded tracked robot."""
     mask = np.array([n.startswith("belt_") for n in link_names])

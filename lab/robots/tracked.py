@@ -107,6 +107,8 @@ class _SlabReset:
         self.target = [0.0] * len(joints)
         self._states, self._reset, self._change = world.fast_calls()
         self._zeros = [[0.0]] * len(joints)
+        # the per-step calls bound to these joints with every argument positional (World.joint_calls)
+        self._states_now, self._reset_now = world.joint_calls(body, joints)
 
     def snapshot(self) -> tuple:
         """The gear targets (World.save_state: Bullet's saveState does not hold constraint settings)."""
@@ -120,12 +122,14 @@ class _SlabReset:
             self._change(cid, relativePositionTarget=tg)
 
     def __call__(self) -> None:
-        b, change, tg = self.body, self._change, self.target
-        states = self._states(b, self.joints)
-        self._reset(b, self.joints, self._zeros, [[s[1]] for s in states])
-        for k, s in enumerate(states):
-            tg[k] += s[0] * self.inv_r
-            change(self.constraints[k], relativePositionTarget=tg[k])
+        change, tg, inv_r = self._change, self.target, self.inv_r
+        states = self._states_now()
+        self._reset_now(self._zeros, [[s[1]] for s in states])
+        k = 0
+        for s, con in zip(states, self.constraints):
+            tg[k] += s[0] * inv_r
+            change(con, relativePositionTarget=tg[k])
+            k += 1
 
 
 @register_robot("tracked")

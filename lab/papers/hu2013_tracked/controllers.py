@@ -365,11 +365,19 @@ class TrackedClimb(Controller):
         now, the body tips onto the step; a body lying on the top with its COM still behind the edge
         hangs on the arm, and one propped on its front pulley by the arm must be let down."""
         sm = self._summary(state)
+        fx, fy = self._fwd(state)
+        edge = self.edge
+        # the projections as _ahead forms them (the same products and sum), each once a step
+        a_edge = None if edge is None else float(edge[0] * fx + edge[1] * fy)
         if sm is not None and sm[Summary.STEP] > 0:  # contacts on two levels: a step
-            cand = sm[TOP_POINT]
-            if self.edge is None or self._ahead(state, cand) < self._ahead(state, self.edge):
-                self.edge = cand.copy()
-        return self.edge is not None and self._ahead(state, state.com_W) >= self._ahead(state, self.edge) + COM_MARGIN
+            a_cand = float(sm[Summary.TOP_X] * fx + sm[Summary.TOP_Y] * fy)
+            if edge is None or a_cand < a_edge:
+                edge = self.edge = sm[TOP_POINT].copy()
+                a_edge = a_cand
+        if edge is None:
+            return False
+        com = state.com_W
+        return float(com[0] * fx + com[1] * fy) >= a_edge + COM_MARGIN
 
     # -------------------------------------------------------------------- act
     def act(self, state: RobotState) -> np.ndarray:
