@@ -65,6 +65,10 @@ TRACK_STEP_Z = 0.004  # m: belt contacts above this height touch the step (the g
 _DEG3, _DEG4, _DEG5, _DEG8, _DEG60 = (math.radians(a) for a in (3.0, 4.0, 5.0, 8.0, 60.0))
 
 
+_NAN3, _NAN2 = np.full(3, np.nan), np.full(2, np.nan)  # the log's rows for an absent point (_log)
+_NAN3.flags.writeable = _NAN2.flags.writeable = False
+
+
 class Phase(IntEnum):
     """The climb's phases (see the module doc); logged as their numbers."""
 
@@ -229,7 +233,7 @@ class TrackedClimb(Controller):
         self._fwd_of, self._fwd_xy = None, (1.0, 0.0)
         self._commands()
         # the speed loops' prediction buffers (predict_qdd's gain h k, right-hand side and q̈), reused each step
-        n = model.n_joints
+        n = self._n_joints = model.n_joints
         self._gain, self._rhs, self._qdd = np.zeros(n), np.zeros(n), np.empty(n)
         self.arm_pi = _PI(p.kp_arm, p.ki_arm, p.arm_torque_max)
         self.drive_pi = _PI(p.kp_drive, p.ki_drive, p.pulley_torque_max)
@@ -383,7 +387,7 @@ class TrackedClimb(Controller):
     def act(self, state: RobotState) -> np.ndarray:
         p = self.params
         dt = self.dt
-        tau = np.zeros(self.model.n_joints)
+        tau = np.zeros(self._n_joints)
         pitch = body_pitch(state)
         # unwrap relative to the last value so 120° poses stay continuous
         if self.k:
@@ -507,10 +511,10 @@ class TrackedClimb(Controller):
         L["tau_arm"].append(tau_arm)
         L["tau_drive"].append(tau_drive)
         L["tau_motor"].append(tau_m)
-        A = B = C = np.full(3, np.nan)
+        A = B = C = _NAN3  # shared read-only rows where a point is absent (logged() copies the rows)
         fn = ft = 0.0
-        pc = np.full(3, np.nan)  # the track–step contact point (normal-force weighted)…
-        pB = np.full(2, np.nan)  # …and in the body's x–z plane
+        pc = _NAN3  # the track–step contact point (normal-force weighted)…
+        pB = _NAN2  # …and in the body's x–z plane
         sm = self._summary(state)  # track–step contacts: the belt touching anything above the ground plane
         if sm is not None:
             A, B, C = sm[A_POINT], sm[B_POINT], sm[GUIDE_POINT]
