@@ -187,3 +187,71 @@ def test_env_ledger_power_is_numpys_sum_to_the_bit():
     for n in range(1, 301):
         a, b, c = rng.standard_normal((3, n)) * rng.uniform(0.1, 10, 3)[:, None]
         assert kernels.abs_power2(a, b, c) == np.abs(a * (b + c)).sum()
+
+
+def test_metered_ledger_step_is_numpys_sums_to_the_bit():
+    """kernels.metered_powers (the ledger's step on engine contacts: the tracked robot) gives the joints',
+    gravity's and the contacts' powers exactly as the three calls it stands in for: joint_power2,
+    np.sum(m g · (v + v₊)) in numpy's pairwise order, contact_power2; for every robot size of one pairwise
+    block (1–42 links) and with no contacts. A plain running sum of the gravity terms is not that order:
+    it differs on some of these sets, so the comparison can tell."""
+    rng = np.random.default_rng(5)
+    naive_differs = 0
+    for n in range(1, 43):
+        J = max(n - 1, 0)
+        mg = np.outer(rng.uniform(0.01, 5, n), [0.3, -0.2, -9.81])
+        flat0, flat1 = rng.normal(size=(2, n, 13))
+        p0, v0, w0, v1, w1 = flat0[:, 0:3], flat0[:, 7:10], flat0[:, 10:13], flat1[:, 7:10], flat1[:, 10:13]
+        tau, qd0, qd1 = rng.normal(size=(3, J))
+        k = int(rng.integers(0, 9))
+        cs = np.zeros((k, 12))
+        cs[:, 0] = rng.integers(0, n, k)
+        cs[:, 2:] = rng.normal(size=(k, 10))
+        p_in, p_g, p_c = kernels.metered_powers(tau, qd0, qd1, mg, p0, v0, w0, v1, w1, cs)
+        assert p_in == (0.5 * kernels.joint_power2(tau, qd0, qd1) if J else 0.0)
+        assert p_g == 0.5 * float(np.sum(mg * (v0 + v1)))
+        assert p_c == (0.5 * kernels.contact_power2(cs, p0, v0, w0, v1, w1) if k else 0.0)
+        naive = 0.0
+        for x in (mg * (v0 + v1)).ravel():
+            naive += x
+        naive_differs += 0.5 * naive != p_g
+    assert naive_differs > 0
+
+
+def test_recorder_pitch_and_yaw_are_each_samples_formula_to_the_bit():
+    """The recorder keeps each sample's x axes and works out the pitch (arcsin of the axis's height clipped
+    to [−1, 1]) and the yaw (RobotState.yaw: arctan2 of its plane components) for all samples in series():
+    the same bits as the formula on each sample's own row, clipped heights included."""
+    rng = np.random.default_rng(12)
+    N, J, steps, every = 7, 6, 60, 3
+
+    class S:
+        def __init__(self, t):
+            self.t = t
+            self.p_W = rng.normal(size=(N, 3))
+            self.v_W = rng.normal(size=(N, 3))
+            self.w_W = rng.normal(size=(N, 3))
+            self.q = rng.normal(size=J)
+            self.qd = rng.normal(size=J)
+            self.kinetic_energy = self.energy_translational = float(rng.uniform())
+            self.energy_rotational = 0.0
+            self.x_axis_W = rng.normal(size=(N, 3)) * 0.8  # some heights beyond ±1: the clip acts
+            self.com_W = self.p_W.mean(0)
+            self.fn = None
+            self.contacts = None
+
+    states = [S(k * 0.001) for k in range(steps + 1)]
+    rec = Recorder(steps, every, N, J, 0.001, ["friction"])
+    rec.start(states[0])
+    for k in range(steps):
+        rec.on_step(states[k], rng.normal(size=J), {"friction": rng.normal(size=(N, 3))}, states[k + 1])
+    out = rec.series()
+    sampled = [states[0]] + [states[k] for k in range(every, steps + 1, every)]
+    assert len(out["pitch"]) == len(sampled)
+    clipped = 0
+    for row_p, row_y, s in zip(out["pitch"], out["yaw"], sampled):
+        h = s.x_axis_W[:, 2]
+        clipped += int((np.abs(h) > 1).sum())
+        np.testing.assert_array_equal(row_p, np.arcsin(np.clip(h, -1.0, 1.0)))
+        np.testing.assert_array_equal(row_y, np.arctan2(s.x_axis_W[:, 1], s.x_axis_W[:, 0]))
+    assert clipped > 0
