@@ -255,3 +255,39 @@ def test_recorder_pitch_and_yaw_are_each_samples_formula_to_the_bit():
         np.testing.assert_array_equal(row_p, np.arcsin(np.clip(h, -1.0, 1.0)))
         np.testing.assert_array_equal(row_y, np.arctan2(s.x_axis_W[:, 1], s.x_axis_W[:, 0]))
     assert clipped > 0
+
+
+def test_recorder_centre_of_mass_is_each_snapshots_own_to_the_bit():
+    """The recorder works out the centre of mass of the samples the step did not ask for in series(), with
+    RobotState.com_W's formula on each snapshot's own arrays: the same bits as com_W on that snapshot. The
+    same formula on a contiguous copy of p_W (another BLAS path) differs on some samples, so the comparison
+    can tell a copy from the snapshot's own arrays."""
+    rng = np.random.default_rng(4)
+    w = World(dt=0.005)
+    try:
+        w.load_spec(SnakeSpec(), [0.0, 0.0, 0.02], 0.3)
+        J, N = w.n_joints, w.n_links
+        rec = Recorder(40, 2, N, J, 0.005, ["push"])
+        s = w.read_state()
+        rec.start(s)
+        states = [s]
+        for _ in range(40):
+            F = rng.uniform(-0.5, 0.5, (N, 3))
+            tau = w.apply(rng.uniform(-0.05, 0.05, J), F, s)
+            w.step_engine()
+            new = w.read_state()
+            rec.on_step(s, tau, {"push": F}, new)
+            s = new
+            states.append(s)
+        assert rec._com_due  # the snapshots' centres of mass were left to series()
+        com = rec.series()["com"]
+        sampled = states[::2]
+        assert len(com) == len(sampled)
+        copy_differs = 0
+        for row, st in zip(com, sampled):
+            np.testing.assert_array_equal(row, st.com_W)
+            m = st.model
+            copy_differs += not np.array_equal(row, (m.mass @ np.ascontiguousarray(st.p_W)) / m.total_mass)
+        assert copy_differs > 0
+    finally:
+        w.close()
