@@ -77,7 +77,8 @@ def instrument(sim: Simulation, timers: Timers) -> None:
     if w._after_step is not None:
         w._after_step = timers.wrap("robot's after-step hook (slab reset)", w._after_step)
     for name in ENGINE_READS:
-        setattr(w, name, timers.wrap("engine reads", getattr(w, name)))
+        if hasattr(w, name):  # an older checkout may lack one (A/B runs of this script on a base)
+            setattr(w, name, timers.wrap("engine reads", getattr(w, name)))
     w.read_state = timers.wrap("snapshot building (lab, around the reads)", w.read_state)
     w.apply = timers.wrap("apply: motors clip + torque array + per-link forces", w.apply)
     w.check = timers.wrap("divergence check", w.check)

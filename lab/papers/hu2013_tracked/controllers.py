@@ -324,8 +324,9 @@ class TrackedClimb(Controller):
                 self._transition(Phase.CLIMB, t)
         elif self.phase == Phase.CLIMB:
             flat = abs(pitch - flat_pitch(pitch)) < _DEG4
-            still = abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
-            fell_back = flat and still and rel < _DEG5
+            # still (the body's pitch rate small) is asked only of a body lying flat and not pitched on: the same
+            # test, its dot product formed only where it decides
+            fell_back = flat and rel < _DEG5 and abs(float(state.w_W[0] @ state.R_WB[0][:, 1])) < 0.2
             # over: the COM has passed the step's edge (it tips onto the top, or lies there); the arm
             # is released only then
             over = self.max_rel > _DEG60 and self._over_the_top(state)
