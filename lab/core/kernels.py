@@ -164,14 +164,22 @@ def metered_powers(tau, qd_pre, qd_post, mg_W, p_pre, v_pre, w_pre, v_post, w_po
     return p_in, p_g, p_c
 
 
-@compiled
 def contact_rows(raw):
     """The World's contact snapshot rows (:class:`lab.core.contacts.Col`, k × 12) from PyBullet's points
     packed as :class:`lab.core.contacts.Raw` (k × 17): the link counted from 0 = base, the friction summed
     into one force on the robot, f1 dir1 + f2 dir2 signed by dir1 against btPlaneSpace1 of the reported
-    normal (lab.core.world.plane_space_dot, the scalar rule; why: World._read_contacts)."""
+    normal (lab.core.world.plane_space_dot, the scalar rule; why: World._read_contacts). The array is made
+    here and filled by one compiled loop (:func:`_contact_rows_into`): an array handed back from compiled
+    code is boxed through an unpickled dtype, which costs more than the loop."""
+    out = np.empty((raw.shape[0], N_COLS))
+    _contact_rows_into(raw, out)
+    return out
+
+
+@compiled
+def _contact_rows_into(raw, out):
+    """:func:`contact_rows` into ``out`` (k × 12)."""
     k = raw.shape[0]
-    out = np.empty((k, N_COLS))
     for i in range(k):
         nx, ny, nz = raw[i, Raw.NX], raw[i, Raw.NY], raw[i, Raw.NZ]
         if abs(nz) > 0.7071067811865476:
@@ -184,7 +192,6 @@ def contact_rows(raw):
             out[i, a] = raw[i, a]
         for a in range(3):
             out[i, Col.FX + a] = sgn * (raw[i, Raw.F1] * raw[i, Raw.D1X + a] + raw[i, Raw.F2] * raw[i, Raw.D2X + a])
-    return out
 
 
 @compiled

@@ -113,16 +113,25 @@ def belt_path_array(l: float, r: float) -> np.ndarray:
     return out
 
 
-@compiled
 def cleat_wrench(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
                  capacity, m_eff, dt):
     """The law above (steps 1–4) summed per link into (F_W (N, 3), T_W (N, 3)), in one compiled pass over
     the contact rows ``cs`` (:class:`lab.core.contacts.Col`) and the edges (its numpy oracle, cleat by cleat:
     tests/oracles/cleats.py). ``edges`` (E, 6): x, z, n1 (x, z), n2 (x, z); ``seg``: :func:`belt_path_array`;
-    R0, p0, psi: the body's rotation and position and the drive angle."""
+    R0, p0, psi: the body's rotation and position and the drive angle. The two arrays are made here and
+    filled by :func:`_cleat_wrench_into` (arrays handed back from compiled code cost more to box)."""
     n_links = p_W.shape[0]
     F = np.zeros((n_links, 3))
     T = np.zeros((n_links, 3))
+    _cleat_wrench_into(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
+                       capacity, m_eff, dt, F, T)
+    return F, T
+
+
+@compiled
+def _cleat_wrench_into(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi_c, pitch, r, half, k, c,
+                       capacity, m_eff, dt, F, T):
+    """:func:`cleat_wrench` into ``F`` and ``T`` (N, 3), zero on entry."""
     n_rows = cs.shape[0]
     n_edges = edges.shape[0]
     h_link = np.zeros(n_edges, np.int64)
@@ -217,7 +226,7 @@ def cleat_wrench(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi
         h_pc[n_hits, 0], h_pc[n_hits, 1], h_pc[n_hits, 2] = pcx, pcy, pcz
         n_hits += 1
     if n_hits == 0:
-        return F, T
+        return
     scale = min(1.0, m_eff / (dt * dt * n_hits * k))
     if c > 0:
         scale = min(scale, m_eff / (dt * n_hits * c))
@@ -234,7 +243,6 @@ def cleat_wrench(cs, belt_mask, edges, seg, R0, p0, psi, p_W, v_W, w_W, tol, phi
         T[L, 0] += ry * fz - rz * fy
         T[L, 1] += rz * fx - rx * fz
         T[L, 2] += rx * fy - ry * fx
-    return F, T
 
 
 @dataclass(frozen=True)

@@ -560,18 +560,26 @@ class TrackedClimb(Controller):
         return {k: np.asarray(v, float) for k, v in self.log.items()}
 
 
-@compiled
 def contact_summary(cs, belt_mask, l_guide, fx, fy):
     """The contact summary (:class:`Summary`) of a contact snapshot (:class:`lab.core.contacts.Col` rows), in
     one compiled pass (its numpy oracle: tests/oracles/climbing.py). ``belt_mask`` marks the belt's links,
-    ``l_guide`` is the guide wheel's link, (fx, fy) the heading."""
-    out = np.full(SUMMARY_LEN, np.nan)
+    ``l_guide`` is the guide wheel's link, (fx, fy) the heading. The array is made here, filled by
+    :func:`_contact_summary_into` (an array handed back from compiled code costs more to box than the pass)."""
+    out = np.empty(SUMMARY_LEN)
+    _contact_summary_into(cs, belt_mask, l_guide, fx, fy, out)
+    return out
+
+
+@compiled
+def _contact_summary_into(cs, belt_mask, l_guide, fx, fy, out):
+    """:func:`contact_summary` into ``out`` (SUMMARY_LEN,)."""
+    out[:] = np.nan
     out[Summary.STEP] = 0.0
     out[Summary.EDGE_FN] = 0.0
     out[Summary.EDGE_FT] = 0.0
     k = cs.shape[0]
     if k == 0:
-        return out
+        return
     nb = belt_mask.shape[0]
     z_min = math.inf
     z_top = -math.inf
@@ -629,7 +637,6 @@ def contact_summary(cs, belt_mask, l_guide, fx, fy):
             out[Summary.EDGE_X], out[Summary.EDGE_Y], out[Summary.EDGE_Z] = px / fn, py / fn, pz / fn
     if n_g:
         out[Summary.GUIDE_X], out[Summary.GUIDE_Y], out[Summary.GUIDE_Z] = gx / n_g, gy / n_g, gz / n_g
-    return out
 
 
 __all__ = ["Phase", "Summary", "TrackedClimbParams", "TrackedClimb", "body_pitch", "contact_summary"]
