@@ -48,10 +48,11 @@ class Recorder:
         # 3000 random blocks; tests/core/test_step_pieces.py), not with four ufunc calls at every sample
         self.x_axis = np.zeros((n, n_links, 3))
         self.com = np.zeros((n, 3))  # the robot's mass-weighted centre of mass (RobotState.com_W)
-        # the samples whose centre of mass the step did not ask for: (row, the snapshot's p_W, its model), the
-        # formula applied in series() to the very same arrays (a snapshot is read-only), so the same bits
-        # (numpy's small matmul costs ~8 µs in the stepping loop, ~0.6 outside it)
-        self._com_due: list = []
+        # the samples of World snapshots, kept as their own arrays (row, p_W, x axes, com_W or None, q, q̇, fn,
+        # model) and written into the rows above in series() (a snapshot is read-only and its arrays are its
+        # own): the same values, copied outside the stepping loop, where numpy's small copies and the centre
+        # of mass's matmul cost a fraction of what they cost between two engine steps (~8 µs the matmul)
+        self._due: list = []
         self.q = np.zeros((n, n_joints))
         self.qd = np.zeros((n, n_joints))
         self.tau = np.zeros((n, n_joints))
@@ -147,20 +148,31 @@ class Recorder:
             row[i] = work_ext[name]
         self.W_gravity[k] = self.work_gravity
         self.W_contacts[k] = self.work_contact
-        self.xy[k] = s.p_W[:, :2]
-        self.z[k] = s.p_W[:, 2]
-        self.x_axis[k] = s.x_axis_W  # pitch and yaw from it in series()
-        com = s.__dict__.get("com_W")
-        if com is None and type(s) is RobotState:  # not asked for by the step: RobotState.com_W in series()
-            self._com_due.append((k, s.p_W, s.model))
-        else:
-            self.com[k] = s.com_W
-        self.q[k] = s.q
-        self.qd[k] = s.qd
         self.tau[k] = tau
-        if s.fn is not None:
-            self.fn[k] = s.fn
         self.k = k + 1
+        if type(s) is RobotState:  # a World's snapshot (read-only, its arrays its own): its rows in series()
+            self._due.append((k, s.p_W, s.x_axis_W, s.__dict__.get("com_W"), s.q, s.qd, s.fn, s.model))
+        else:
+            self._rows(k, s.p_W, s.x_axis_W, s.com_W, s.q, s.qd, s.fn, None)
+
+    def _rows(self, k, p_W, x_axis_W, com_W, q, qd, fn, model) -> None:
+        """Sample k's per-link and per-joint rows; a centre of mass not given (None) by RobotState.com_W's
+        formula on the snapshot's own p_W (its strides: numpy's matmul takes another BLAS path, and other
+        bits, on a copy)."""
+        self.xy[k] = p_W[:, :2]
+        self.z[k] = p_W[:, 2]
+        self.x_axis[k] = x_axis_W  # pitch and yaw from it in series()
+        self.com[k] = com_W if com_W is not None else (model.mass @ p_W) / model.total_mass
+        self.q[k] = q
+        self.qd[k] = qd
+        if fn is not None:
+            self.fn[k] = fn
+
+    def _settle(self) -> None:
+        """The rows of the samples kept as their snapshots' arrays (:meth:`_sample`), written now."""
+        for due in self._due:
+            self._rows(*due)
+        self._due.clear()
 
     @property
     def metered(self) -> bool:
@@ -173,9 +185,7 @@ class Recorder:
         its scenario name (``work.friction``, ``work.hydro``, ``work.tether``, ``work.cleats`` …) and,
         on engine contacts, ``work.gravity`` and ``work.contacts``. ΔE − Σ work is the balance
         residual of :meth:`balance`."""
-        for row, p_W, model in self._com_due:  # RobotState.com_W's formula on the sample's own arrays
-            self.com[row] = (model.mass @ p_W) / model.total_mass
-        self._com_due.clear()
+        self._settle()
         k = self.k
         out = {name: getattr(self, name)[:k] for name in
                ("t", "E", "E_T", "E_R", "P_in", "P_d", "W_in", "W_d", "xy", "z", "com", "q", "qd", "tau", "fn")}

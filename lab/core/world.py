@@ -280,6 +280,7 @@ class World:
                                effort=float(effort), link_names=link_names, joint_names=joint_names, dt=self.dt,
                                joint_effort=np.array([float(infos[j][10]) for j in self._joint_ids]))
         self._prev = None
+        self._gear_diag = None  # a new robot: its M's gear rows are decided again at the first snapshot
         self._fk_tree = self._fk_tables(infos)
         # the tree for the laws that need the articulated mass matrix (lab.forces.friction.VelocityCoulomb);
         # a lone body is the trivial tree

@@ -279,7 +279,7 @@ def test_recorder_centre_of_mass_is_each_snapshots_own_to_the_bit():
             rec.on_step(s, tau, {"push": F}, new)
             s = new
             states.append(s)
-        assert rec._com_due  # the snapshots' centres of mass were left to series()
+        assert rec._due  # the snapshots' rows (their centres of mass among them) were left to series()
         com = rec.series()["com"]
         sampled = states[::2]
         assert len(com) == len(sampled)
