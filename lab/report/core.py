@@ -63,7 +63,12 @@ def quick_row(row: Row) -> Row:
 
 class Context:
     """What a section may use. ``run_many`` runs scenarios (in parallel on a dask LocalCluster when
-    ``workers > 1``, in this process otherwise) and writes each run under ``out/runs/<name>``."""
+    ``workers > 1``, in this process otherwise) and writes each run under ``out/runs/<name>``.
+
+    Within one build every resolved scenario runs once (:func:`lab.report.schedule.scenario_key`): a second
+    name asking for the same scenario and seed shares the first one's result (its run folder is a copy, its
+    provenance naming the run it repeats). ``submit`` puts runs in flight without waiting (the build starts
+    every section's planned runs first, longest first); ``records`` is the timeline of every run."""
 
     def __init__(self, out, quick: bool = False, workers: int = 1, command: list[str] | None = None,
                  progress: bool = False):
@@ -78,47 +83,216 @@ class Context:
         self.progress = progress  # a bar over each batch of runs (on a terminal)
         self._executor = None
         self._done: dict[str, tuple] = {}  # name -> (scenario, result): runs shared between sections
+        self._by_key: dict[str, tuple] = {}  # scenario key -> (scenario, result, first name): the build's memo
+        self._flight: dict[str, tuple] = {}  # scenario key -> (future, task, record): submitted, not collected
+        self.records: dict[str, object] = {}  # scenario key -> RunRecord (lab.report.schedule)
+        self.memo: dict[str, object] = {}  # call key -> result of a pure call (lab.report.schedule.memo, map)
+        self.calls: list[dict] = []  # the timeline of ctx.map's calls
+        self.t0 = time.time()
 
-    def run_many(self, runs: list[tuple[str, str, dict | list]]) -> dict:
-        """``[(name, scenario_name, overrides)]`` → ``{name: RunResult}``. A run that crashes fails the
-        section (a diverged run is returned: it is a result)."""
+    # -- scheduling
+    def _resolve(self, runs):
         from lab.core import scenario as scn
-        from lab.sweep.execute import Executor, Task, run_local
+        from lab.report.schedule import scenario_key
 
-        tasks, out = [], {}
+        out = []
         for name, scenario_name, overrides in runs:
             if not _NAME_RE.match(name):
                 raise ValueError(f"run name must be letters, digits, '_', '.', '-', got {name!r}")
             sc = scn.load(scenario_name, overrides)
-            if name in self._done:
-                if self._done[name][0] != sc:
-                    raise ValueError(f"run name {name!r} already used for a different scenario")
-                out[name] = self._done[name][1]
-                continue
-            run_dir = self.claim(f"runs/{name}")
-            tasks.append(Task(run_id=name, scenario=sc, info={}, run_dir=str(run_dir), keep_result=True,
-                              command=self.command))
-        if len(tasks) > 1 and self.workers > 1:
-            if self._executor is None:
-                self._executor = Executor(workers=min(self.workers, len(tasks))).__enter__()
-            finished = self._executor.run(tasks)
-        else:
-            finished = run_local(tasks)
-        failed = []
-        if self.progress and tasks:
+            if name in self._done and self._done[name][0] != sc:
+                raise ValueError(f"run name {name!r} already used for a different scenario")
+            out.append((name, sc, scenario_key(sc)))
+        return out
+
+    def _task(self, name, sc, key, section=None):
+        from lab.report.schedule import RunRecord, planned_steps
+        from lab.sweep.execute import Task
+
+        run_dir = self.claim(f"runs/{name}")
+        self.records[key] = RunRecord(name, section or self.section, key, float(sc.sim.dt), float(sc.sim.duration),
+                                      planned_steps(sc), submitted=time.time() - self.t0)
+        return Task(run_id=name, scenario=sc, info={}, run_dir=str(run_dir), keep_result=True, command=self.command)
+
+    def _open_executor(self):
+        if self._executor is None:
+            from lab.sweep.execute import Executor
+
+            self._executor = Executor(workers=self.workers).__enter__()
+        return self._executor
+
+    def map(self, fn, calls: list[tuple]) -> list:
+        """``[fn(*args) for args in calls]`` for a pure, deterministic ``fn`` (a paper's model): see
+        :meth:`compute`."""
+        return self.compute([(fn, tuple(a)) for a in calls])
+
+    def compute(self, calls: list[tuple]) -> list:
+        """``[fn(*args) for fn, args in calls]`` for pure, deterministic functions (the papers' models), on the
+        workers when there are any (ahead of the queued runs, all at once), each distinct call once per build
+        (shared with :func:`lab.report.schedule.memo`). The same arguments give the same numbers wherever
+        they run."""
+        from lab.report.schedule import CALL_PRIORITY, call_key, run_call
+
+        keys = [call_key(fn, tuple(a)) for fn, a in calls]
+        todo = {}
+        for k, (fn, a) in zip(keys, calls):
+            if k is not None and k not in self.memo and k not in todo:
+                todo[k] = (fn, tuple(a))
+        if len(todo) > 1 and self.workers > 1:
+            ex = self._open_executor()
+            futs = {k: ex.client.submit(run_call, fn, a, pure=False, priority=CALL_PRIORITY)
+                    for k, (fn, a) in todo.items()}
+            for k, fut in futs.items():
+                self.memo[k], timing = fut.result()
+                fut.release()
+                fn, a = todo[k]
+                self.calls.append({"section": self.section, "fn": fn.__qualname__, "args": repr(a)[:80],
+                                   "start": round(timing["start"] - self.t0, 3),
+                                   "end": round(timing["end"] - self.t0, 3),
+                                   "cpu_s": round(timing["cpu_s"], 3), "worker": timing["worker"]})
+        out = []
+        for k, (fn, a) in zip(keys, calls):
+            if k is None:
+                out.append(fn(*a))
+            else:
+                if k not in self.memo:
+                    self.memo[k] = fn(*a)
+                out.append(self.memo[k])
+        return out
+
+    def submit(self, runs: list[tuple[str, str, dict | list]], sections: list[str] | None = None) -> int:
+        """Put ``[(name, scenario_name, overrides)]`` in flight on the workers without waiting, longest
+        (most steps) first; a scenario already done or in flight is not submitted again. Returns how many
+        were submitted. Only with ``workers > 1`` (otherwise the runs wait for ``run_many``)."""
+        if self.workers <= 1:
+            return 0
+        from lab.report.schedule import timed_run
+
+        new = {}
+        for i, (name, sc, key) in enumerate(self._resolve(runs)):
+            if key not in self._by_key and key not in self._flight and key not in new:
+                new[key] = (name, sc, sections[i] if sections else self.section)
+        if not new:
+            return 0
+        ex = self._open_executor()
+        order = sorted(new.items(), key=lambda kv: -kv[1][1].sim.n_steps)
+        for key, (name, sc, sec) in order:
+            task = self._task(name, sc, key, sec)
+            fut = ex.submit(task, fn=timed_run, priority=int(sc.sim.n_steps))
+            self._flight[key] = (fut, task, self.records[key])
+        return len(order)
+
+    def pending(self, keys) -> bool:
+        """True while any run of ``keys`` (scenario keys) is still in flight (a section that would wait)."""
+        return any(key in self._flight and not self._flight[key][0].done() for key in keys)
+
+    def wait_any(self, timeout: float = 5.0) -> None:
+        """Block until some run in flight finishes (or ``timeout``)."""
+        futs = [f for f, _, _ in self._flight.values() if not f.done()]
+        if futs:
+            from distributed import wait
+
+            try:
+                wait(futs, timeout=timeout, return_when="FIRST_COMPLETED")
+            except Exception:  # a timeout: the caller looks again
+                pass
+
+    def _land(self, key, got, failed):
+        row, result, _files, timing = got
+        rec = self.records[key]
+        rec.start, rec.end = timing["start"] - self.t0, timing["end"] - self.t0
+        rec.wall_s, rec.cpu_s, rec.worker = timing["end"] - timing["start"], timing["cpu_s"], timing["worker"]
+        rec.status = row.get("status", "failed")
+        if row["status"] == "failed" or result is None:
+            failed.append(f"{rec.name}: {row.get('error', 'no result')}")
+            return
+        self._by_key[key] = (result.scenario, result, rec.name)
+
+    def _collect(self, keys: list[str], failed: list) -> None:
+        """Wait for the runs of ``keys`` in flight and land them (with a progress bar on a terminal)."""
+        from lab.sweep.execute import make_row, one_line, write_failure
+
+        keys = [k for k in dict.fromkeys(keys) if k in self._flight]
+        if not keys:
+            return
+        from distributed import as_completed
+
+        futs = {self._flight[k][0].key: k for k in keys}
+        it = as_completed([self._flight[k][0] for k in keys])
+        if self.progress:
             from tqdm import tqdm
 
-            finished = tqdm(finished, total=len(tasks), desc=f"  {self.section} runs", unit="run", leave=False,
-                            position=1)
-        for task, row, result in finished:
-            if row["status"] == "failed" or result is None:
-                failed.append(f"{task.run_id}: {row.get('error', 'no result')}")
-                continue
-            self._done[task.run_id] = (task.scenario, result)
-            out[task.run_id] = result
+            it = tqdm(it, total=len(keys), desc=f"  {self.section} runs", unit="run", leave=False, position=1)
+        for fut in it:
+            key = futs[fut.key]
+            _, task, rec = self._flight.pop(key)
+            try:
+                got = fut.result()
+            except Exception as exc:
+                if write_failure(exc):
+                    raise
+                got = (make_row(task, "failed", one_line(exc), {}, 0.0), None, None,
+                       {"start": time.time(), "end": time.time(), "cpu_s": float("nan"), "worker": "?"})
+            fut.release()
+            self._land(key, got, failed)
+
+    def run_many(self, runs: list[tuple[str, str, dict | list]]) -> dict:
+        """``[(name, scenario_name, overrides)]`` → ``{name: RunResult}``. A run that crashes fails the
+        section (a diverged run is returned: it is a result). A scenario this build has already run, or
+        has in flight, under any name is not run again."""
+        from lab.report.schedule import timed_local
+
+        resolved = self._resolve(runs)
+        fresh = {}
+        for name, sc, key in resolved:
+            if key not in self._by_key and key not in self._flight and key not in fresh:
+                fresh[key] = (name, sc)
+        failed: list[str] = []
+        if len(fresh) > 1 and self.workers > 1 or (fresh and self._executor is not None):
+            self.submit([(n, sc_name, ov) for (n, sc_name, ov), (_, _, k) in zip(runs, resolved) if k in fresh])
+        else:
+            for key, (name, sc) in fresh.items():  # a lone run (or --workers 1): in this process
+                task = self._task(name, sc, key)
+                self._land(key, timed_local(task), failed)
+        self._collect([k for _, _, k in resolved], failed)
         if failed:
             raise RuntimeError("run failed: " + "; ".join(failed))
+        out = {}
+        for name, sc, key in resolved:
+            first_sc, result, first = self._by_key[key]
+            if first != name and name not in self._done:
+                self._copy_run(first, name)
+                rec = self.records.get(key)
+                if rec is not None and name not in rec.shared_by:
+                    rec.shared_by.append(name)
+            self._done[name] = (sc, result)
+            out[name] = result
         return out
+
+    def _copy_run(self, first: str, name: str) -> None:
+        """``runs/<name>`` as a copy of ``runs/<first>`` (the same scenario and seed, so the same run); its
+        provenance says so (``same_run_as``)."""
+        import json
+
+        from lab.core.outputs import prepare, writing
+        from lab.sweep.execute import folder_files
+
+        src = self.out / "runs" / first
+        dst = self.claim(f"runs/{name}")
+        files = folder_files(src, "run")
+        if "provenance.json" in files:
+            prov = json.loads(files["provenance.json"])
+            prov.update(run_id=name, same_run_as=first)
+            files["provenance.json"] = (json.dumps(prov, indent=2) + "\n").encode()
+
+        def build(tmp: Path) -> None:
+            for rel, data in files.items():
+                path = tmp / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+
+        with writing(self.output.where if self.output else str(self.out)):
+            prepare(dst, "run", overwrite=True).write_all(build)
 
     def save_figure(self, fig, name: str, caption: str = "") -> Figure:
         """Save a matplotlib figure as ``figures/<section>_<name>.png`` and close it."""
@@ -152,6 +326,33 @@ class Context:
             self._executor = None
 
 
+def start_planned(ctx: Context, keys: list[str], sections) -> dict[str, list]:
+    """Every planned run of the sections ``keys`` (lab.report.schedule.plan) put in flight at once, longest
+    first, so the workers stay busy while the sections work in this process. Returns the plans."""
+    from lab.report.schedule import PLANS
+
+    plans = {}
+    for k in keys:
+        if k in PLANS:
+            ctx.section = k
+            plans[k] = list(PLANS[k](ctx))
+    every = [r for k in keys for r in plans.get(k, [])]
+    if len(every) > 1:
+        n = ctx.submit(every, [k for k in keys for _ in plans.get(k, [])])
+        log.info("report: %d planned runs in flight on %d workers", n, ctx.workers)
+    return {k: [key for _, _, key in ctx._resolve(runs)] for k, runs in plans.items()}
+
+
+def next_section(ctx: Context, todo: list[str], plans: dict[str, list]) -> str:
+    """The next section to build: the first (in report order) whose planned runs have all finished; while
+    none has, wait for a run. A section without a plan, or a build without workers, goes in order."""
+    while True:
+        for k in todo:
+            if not ctx.pending(plans.get(k, [])):
+                return k
+        ctx.wait_any()
+
+
 def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bool = False,
                  on_section: Callable[[SectionOutcome], None] | None = None, overwrite: bool = False,
                  command: list[str] | None = None, started: float | None = None, progress: bool = False
@@ -181,7 +382,10 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
     except LabError:
         output.release()
         raise
+    from lab.report.schedule import _BUILD
+
     ctx = Context(output, quick=quick, workers=workers, command=command, progress=progress)
+    _BUILD.append(ctx)
     outcomes = []
     t_all = time.perf_counter()
     bar = None
@@ -190,7 +394,11 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
 
         bar = tqdm(total=len(keys), unit="section", position=0, leave=False)
     try:
-        for k in keys:
+        plans = start_planned(ctx, keys, sections)
+        todo = list(keys)
+        while todo:
+            k = next_section(ctx, todo, plans)
+            todo.remove(k)
             if bar is not None:
                 bar.set_description(f"report: {k}")
             sec = sections[k]
@@ -218,6 +426,8 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
         if bar is not None:
             bar.close()
         ctx.close()
+        _BUILD.remove(ctx)
+    outcomes.sort(key=lambda oc: keys.index(oc.section.key))  # built in the order their runs finished, shown in order
     total = time.perf_counter() - t_all
     meta = {"quick": quick, "workers": workers, "total_s": total, "generated": time.strftime("%Y-%m-%d %H:%M:%S")}
     for rel in ("report.md", "report.html", "provenance.json"):
@@ -227,6 +437,7 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
         write_json_atomic(ctx.out / "provenance.json", collect(
             command, started, time.perf_counter() - t_all, sections={oc.section.key: round(oc.wall_s, 3)
                                                                       for oc in outcomes},
-            failed=[oc.section.key for oc in outcomes if oc.error], quick=quick, workers=workers))
+            failed=[oc.section.key for oc in outcomes if oc.error], quick=quick, workers=workers,
+            runs=[r.as_dict() for r in sorted(ctx.records.values(), key=lambda r: r.submitted)], calls=ctx.calls))
     output.close()
     return outcomes, total

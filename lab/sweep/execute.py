@@ -321,6 +321,24 @@ class Executor:
         where = self.scheduler or "LocalCluster"
         return f"{where} with {n} worker{'s' * (n != 1)}"
 
+    def submit(self, task: Task, fn=None, priority: int = 0):
+        """One task in flight without waiting: the dask future of ``fn(plugins, blob)`` (default
+        :func:`run_shipped`, whose result is ``(row, result, files)``), as :meth:`run` ships it. For a caller
+        that keeps its own futures (``lab report`` starts every section's runs first); higher ``priority``
+        starts first. Local clusters only (the run folder is written by the worker)."""
+        try:
+            import cloudpickle as pickle
+        except ImportError:  # pragma: no cover - distributed depends on it
+            import pickle
+
+        from lab.core.user_plugins import shipped as shipped_plugins
+
+        if self.scheduler:
+            raise ValueError("Executor.submit: local clusters only (use run() on a scheduler)")
+        return self.client.submit(fn or run_shipped, shipped_plugins(), pickle.dumps(task),
+                                  key=f"lab-run-{task.run_id}-{task.session}-{uuid.uuid4().hex[:6]}", pure=False,
+                                  priority=priority)
+
     def run(self, tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
         """Submit every task; yield ``(task, row, result)`` in the order they finish. A task whose
         worker died (KilledWorker after dask's retries) comes back as a failed row."""

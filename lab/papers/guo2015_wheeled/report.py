@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lab.report.schedule import plan
 from lab.report import Row, SectionResult, section
 
 SCENARIO = "snake_head_tracking"
@@ -152,6 +153,15 @@ def torque_periodicity(sig, period: float, t0: float = 30.0, t1: float = 36.0) -
     return float(np.abs(later - sig.u[k]).max() / np.abs(sig.u[sig.t >= t0]).max())
 
 
+@plan("guo2015_wheeled")
+def section_runs(ctx) -> list:
+    """The section's engine runs: the head-tracking run (quick: QUICK_DURATION_S) and the rubber wheels."""
+    name = "guo2015_wheeled_snake_head_tracking" + ("_quick" if ctx.quick else "")
+    return [(name, SCENARIO, {"sim.duration": QUICK_DURATION_S} if ctx.quick else {}),
+            ("guo2015_wheeled_rubber_wheels", SCENARIO, {"sim.duration": RUBBER_RUN_S,
+                                                         "robot.wheel_friction": RUBBER_MU})]
+
+
 @section("guo2015_wheeled", title="Passive-wheel snake: unified model, PFL head tracking, engine",
          paper="Guo, Wang, Li et al. 2015, dynamics–control unified model of a passive-wheel snake robot")
 def report_section(ctx) -> SectionResult:
@@ -174,9 +184,7 @@ def report_section(ctx) -> SectionResult:
                                         nonholonomic_models(None),
                                         None if quick else study.model_run(sc, dt_out=0.05, plant="el_nullspace"),
                                         study.friction_use(sc, min(0.3, sc.sim.duration))))
-        runs = ctx.run_many([(name, SCENARIO, overrides),
-                             ("guo2015_wheeled_rubber_wheels", SCENARIO, {"sim.duration": RUBBER_RUN_S,
-                                                                  "robot.wheel_friction": RUBBER_MU})])
+        runs = ctx.run_many(section_runs(ctx))
         mod, whl, (mu_t, mu_req), models, e18, fuse = models_f.result()
     res, rubber = runs[name], runs["guo2015_wheeled_rubber_wheels"]
     eng = study.from_run(res, wall_s=res.metrics.get("wall_time_s", 0.0))

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from lab.report import Row, SectionResult, section
+from lab.report.schedule import memo, plan
 from lab.papers.hu2013_tracked import design_map
 
 SCENARIO = "tracked_step_climb"
@@ -74,7 +75,7 @@ def model_curve(sc):
     h = sc.arena.step_height
     if h < p.pulley_radius:
         return None
-    return climb(p, h, sc.controller.arm_speed)
+    return memo(climb)(p, h, sc.controller.arm_speed)
 
 
 def _align(result, mod):
@@ -108,6 +109,44 @@ def fig_torque(runs: dict, keys: list[tuple[str, str]], title: str, p_max: float
     return fig
 
 
+FIG8_MODEL_H = np.arange(0.03, 0.221, 0.005)  # the model curve's heights in the peak-against-h figure
+
+
+def stability_by_height(p, heights, betas, alphas):
+    """:func:`~lab.papers.hu2013_tracked.stability.stability_region` computed one height at a time (each
+    height's margins depend on that height alone, so the stacked grid is the same numbers), through the
+    build's memo: ``model_calls`` has them computed on the workers side by side."""
+    from lab.papers.hu2013_tracked.stability import StabilityRegion, stability_region
+
+    parts = [memo(stability_region)(p, [float(h)], betas, alphas) for h in heights]
+    return StabilityRegion(alphas=parts[0].alphas, betas=parts[0].betas, heights=np.asarray(heights, float),
+                           margin=np.concatenate([r.margin for r in parts], axis=0), d_mar=0.0)
+
+
+def model_calls(runs: dict, quick: bool, p, hf: float, region_grid: tuple) -> list:
+    """The screw model's evaluations the section reads, as ``(function, args)``: each is a pure function
+    of its arguments, so ``ctx.compute`` can run them side by side on the workers (the section then finds
+    them in the build's memo). Without it they ran one after another in the report's process (the
+    peak-against-h curve alone is 39 climbs)."""
+    from lab.papers.hu2013_tracked.model import ClimbParams, climb, max_height
+    from lab.papers.hu2013_tracked.stability import stability_region
+
+    calls = [(climb, (ClimbParams(arm_length=0.30), float(h), 0.5)) for h in FIG8_MODEL_H]
+    calls += [(climb, (p, h, 0.5)) for h in (*H_FIG8, hf)]
+    shown = ([run_name(h, 0.5, 0.30) for h in (H_FIG8 if not quick else (0.05, 0.15))]  # Figs 8-10's runs
+             + [run_name(hf, w, 0.30) for w in W_FIG9] + [run_name(hf, 0.5, la) for la in LA_FIG10])
+    for name in shown:
+        sc = runs[name].scenario  # model_curve's call
+        pr = ClimbParams.from_spec(sc.robot)
+        if sc.arena.step_height >= pr.pulley_radius:
+            calls.append((climb, (pr, sc.arena.step_height, sc.controller.arm_speed)))
+    if not quick:
+        calls.append((max_height, (p, 0.5)))
+    heights, betas, alphas = region_grid
+    calls += [(stability_region, (p, [float(h)], betas, alphas)) for h in heights]
+    return calls
+
+
 def fig_peak_vs_height(runs: dict, la: float, w: float, heights):
     import matplotlib.pyplot as plt
 
@@ -116,8 +155,8 @@ def fig_peak_vs_height(runs: dict, la: float, w: float, heights):
     p = ClimbParams(arm_length=la)
     fig, ax = plt.subplots(figsize=(8, 4.2))
     hs_m, pk_m, pkc_m = [], [], []
-    for h in np.arange(0.03, 0.221, 0.005):
-        res = climb(p, float(h), w)
+    for h in FIG8_MODEL_H:
+        res = memo(climb)(p, float(h), w)
         hs_m.append(h)
         pk_m.append(res.peak_motor_torque * 1e3)
         pkc_m.append(res.peak_climb_torque * 1e3)
@@ -217,20 +256,14 @@ def fig_torque_angle(runs: dict, keys: list[tuple[str, str]], title: str):
     return fig
 
 
-@section("hu2013_tracked", title="Tracked wheel-manipulator robot: step climbing and stability",
-         paper="Hu, Ma, Li, Wang, Wang 2013, screw-theory obstacle negotiation of a reconfigurable "
-               "wheel-manipulator robot, High Technology Letters")
-def hu2013_section(ctx) -> SectionResult:
-    from lab.papers.hu2013_tracked.model import ClimbParams, climb, height_limit, max_height
-    from lab.papers.hu2013_tracked.stability import critical_slope, stability_region
+def _heights(quick: bool) -> tuple:
+    return (0.05, 0.15) if quick else tuple(sorted(set(H_LADDER) | set(H_FIG8)))
 
-    def climb_peak(params, h):
-        return climb(params, h, 0.5).peak_climb_torque
 
-    quick = ctx.quick
-    heights = (0.05, 0.15) if quick else tuple(sorted(set(H_LADDER) | set(H_FIG8)))
+def climb_runs(quick: bool) -> list:
+    """The single module's engine runs (Figs 8–10, the smooth belt) and the design map's, in one batch."""
     runs_spec = {}
-    for h in heights:
+    for h in _heights(quick):
         runs_spec[run_name(h, 0.5, 0.30)] = _ov(h, 0.5, 0.30, quick)
     for w in W_FIG9:
         runs_spec[run_name(0.15 if not quick else 0.05, w, 0.30)] = _ov(0.15 if not quick else 0.05, w, 0.30, quick)
@@ -240,9 +273,36 @@ def hu2013_section(ctx) -> SectionResult:
         for h in H_SMOOTH:
             runs_spec[smooth_run_name(h)] = _ov(h, 0.5, 0.30, quick, smooth=True)
     map_spec = [] if quick else design_map.sweep_runs()  # the single motor's design map (the sweep's runs)
-    runs = ctx.run_many([(name, SCENARIO, ov) for name, ov in [*runs_spec.items(), *map_spec]])
+    return [(name, SCENARIO, ov) for name, ov in [*runs_spec.items(), *map_spec]]
+
+
+@plan("hu2013_tracked")
+def section_runs(ctx) -> list:
+    """Every engine run of the section: the single module's and the multi-module part's chains."""
+    from lab.papers.hu2013_tracked.report_multi import multi_runs
+
+    return climb_runs(ctx.quick) + multi_runs(ctx.quick)
+
+
+@section("hu2013_tracked", title="Tracked wheel-manipulator robot: step climbing and stability",
+         paper="Hu, Ma, Li, Wang, Wang 2013, screw-theory obstacle negotiation of a reconfigurable "
+               "wheel-manipulator robot, High Technology Letters")
+def hu2013_section(ctx) -> SectionResult:
+    from lab.papers.hu2013_tracked.model import ClimbParams, climb, height_limit, max_height
+    from lab.papers.hu2013_tracked.stability import critical_slope, stability_region
+
+    def climb_peak(params, h):
+        return memo(climb)(params, h, 0.5).peak_climb_torque
+
+    quick = ctx.quick
+    heights = _heights(quick)
+    map_spec = [] if quick else design_map.sweep_runs()  # the single motor's design map (the sweep's runs)
+    runs = ctx.run_many(climb_runs(quick))
     p = ClimbParams()
     hf = 0.15 if not quick else 0.05
+    grid = (np.linspace(p.pulley_radius, 0.20, 4 if quick else 8), np.radians(np.arange(0, 91, 30 if quick else 15)),
+            np.radians(np.arange(0, 90, 3 if quick else 1.0)))
+    ctx.compute(model_calls(runs, quick, p, hf, grid))  # side by side on the workers; read below from the memo
     figs = []
     k8 = [(run_name(h, 0.5, 0.30), f"h = {h:.2f} m") for h in (H_FIG8 if not quick else (0.05, 0.15))]
     figs.append(ctx.save_figure(fig_torque(runs, k8, "Motor torque, step heights (θ̇ = 0.5 rad/s, l_a = 0.3 m) — "
@@ -267,9 +327,7 @@ def hu2013_section(ctx) -> SectionResult:
     figs.append(ctx.save_figure(fig_torque(runs, k10, f"Motor torque, arm lengths (h = {hf} m, θ̇ = 0.5 rad/s) — "
                                                        "cf. Fig 10", p.motor_torque_max), "fig10_torque_arm",
                                 caption="Arm length against motor torque, engine and model."))
-    region = stability_region(p, heights=np.linspace(p.pulley_radius, 0.20, 4 if quick else 8),
-                              betas=np.radians(np.arange(0, 91, 30 if quick else 15)),
-                              alphas=np.radians(np.arange(0, 90, 3 if quick else 1.0)))
+    region = stability_by_height(p, *grid)
     crit = critical_slope(p, heights=region.heights, betas=region.betas)
     figs.append(ctx.save_figure(fig_stability(region, crit), "fig12_stability",
                                 caption="Stability region of the climb (eq. 13, margin ≥ 0 over the whole climb "
@@ -282,7 +340,7 @@ def hu2013_section(ctx) -> SectionResult:
             h_eng = h
         else:
             break
-    h_model = max_height(p, 0.5) if not quick else float("nan")
+    h_model = memo(max_height)(p, 0.5) if not quick else float("nan")
     rows = [
         Row("max step height, screw model (no slip, l_a = 0.3 m)", f"{h_model:.3f} m", "0.195 m (theory)",
             "info", "the model's own limits: arm reach / guide wheel at the riser; the paper's min(l, l − r) is a "
@@ -310,7 +368,7 @@ def hu2013_section(ctx) -> SectionResult:
             f"{math.degrees(crit[1]):.0f}°, h = {crit[2]:.3f} m)", "66°", "warn" if abs(math.degrees(crit[0]) - 66) > 5
             else "pass", "min eq.-13 margin over the whole climb phase; d_mar = 0; body width 0.2 m (not in the paper)"),
     ]
-    m0 = climb(p, hf, 0.5)
+    m0 = memo(climb)(p, hf, 0.5)
     i_c = int(np.argmax(m0.phase == 1))
     ft0, fn0 = float(m0.edge_tangent[i_c]), float(m0.edge_normal[i_c])
     mu0 = runs[run_name(hf, 0.5, 0.30)].scenario.robot.track_friction
@@ -338,7 +396,7 @@ def hu2013_section(ctx) -> SectionResult:
                           for h in H_FIG8)
         def work_rel(h):
             w_e = runs[run_name(h, 0.5, 0.30)].metrics.get("climb.climb_work_J", float("nan"))
-            return w_e / model_window(climb(p, h, 0.5))[0] - 1
+            return w_e / model_window(memo(climb)(p, h, 0.5))[0] - 1
 
         works = ", ".join(f"{work_rel(h):+.0%}" for h in H_FIG8)
         from lab.papers.hu2013_tracked.climb_ledger import from_metrics, model_d_pe
@@ -348,7 +406,7 @@ def hu2013_section(ctx) -> SectionResult:
         ledger_close = (f"{max(abs(led.residual_rel) for led in ok_leds.values()):.1%}" if ok_leds else "—")
         splits = "; ".join(f"h = {h:g} m: {led.work:.2f} J = {led.d_pe:.2f} + {led.d_ke:.2f} + {led.dissipated:.2f} J"
                            for h, led in ok_leds.items()) or "—"
-        pe_ratios = ", ".join(f"{led.d_pe / model_d_pe(climb(p, h, 0.5)):.2f}" for h, led in ok_leds.items()) or "—"
+        pe_ratios = ", ".join(f"{led.d_pe / model_d_pe(memo(climb)(p, h, 0.5)):.2f}" for h, led in ok_leds.items()) or "—"
         from lab.papers.hu2013_tracked.model.stall import stall_law
 
         law = stall_law(p, mu0, mu0)

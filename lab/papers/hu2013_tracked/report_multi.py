@@ -161,6 +161,12 @@ def fig_sequence(result, robot_links: list[str], n_frames: int = 8, h: float = 0
     return fig
 
 
+def multi_runs(quick: bool) -> list:
+    """The part's engine runs: the headline climb and the sweep's cells (``[(name, scenario, overrides)]``)."""
+    head_ov = {"trial.stop_when_decided": True, **({"sim.duration": 1.0} if quick else {})}
+    return [("chain_headline", SCENARIO, head_ov), *[(n, SCENARIO, ov) for n, ov in ([] if quick else sweep_runs())]]
+
+
 def multi_part(ctx) -> tuple[list[str], list, list]:
     """(body lines, figures, table rows) of the multi-module part."""
     from lab.papers.hu2013_tracked.model.multi import ChainParams, serial_h_geo
@@ -168,8 +174,7 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
     quick = ctx.quick
     names = [] if quick else sweep_runs()
     head_name = "chain_headline"
-    head_ov = {"trial.stop_when_decided": True, **({"sim.duration": 1.0} if quick else {})}
-    runs = ctx.run_many([(head_name, SCENARIO, head_ov), *[(n, SCENARIO, ov) for n, ov in names]])
+    runs = ctx.run_many(multi_runs(quick))
     head = runs[head_name].metrics
     model = model_table((0.4, 0.8), (0.19, 0.25)) if quick else model_table()
     data = cells(runs, names)

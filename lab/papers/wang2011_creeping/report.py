@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from lab.report import Row, SectionResult, section
+from lab.report.schedule import plan
 from lab.core.tolerances import tol
 from lab.papers.wang2011_creeping.analysis.energy import ETA2_NOTE
 
@@ -288,18 +289,26 @@ def why_text(char: dict, reach: list, runs: dict, emax: dict | None = None, bad:
     return text
 
 
+@plan("wang2011_creeping")
+def section_runs(ctx) -> list:
+    """Every run of the section, in one batch (the workers stay busy across all parts): the Fig 7 triples,
+    the frozen-gain characteristic, the reachability map, turning, surfaces and drag."""
+    from lab.papers.wang2011_creeping import characteristic as ch
+    from lab.papers.wang2011_creeping import studies as more
+
+    return ([(run_name(tr), SCENARIO, _overrides(tr, ctx.quick)) for tr in TRIPLES]
+            + ch.char_runs(TRIPLES, ctx.quick) + ch.omega_runs(TRIPLES[0], ctx.quick) + ch.reach_runs(ctx.quick)
+            + more.turn_runs(ctx.quick) + more.surface_runs(ctx.quick) + more.drag_runs(ctx.quick))
+
+
 @section("wang2011_creeping", title="Passive creeping: start-up and energy regulation",
          paper="Wang et al. 2011, energy-based passive creeping control, Acta Automatica Sinica")
 def report_section(ctx) -> SectionResult:
     from lab.papers.wang2011_creeping import characteristic as ch
     from lab.papers.wang2011_creeping import studies as more
 
-    base = [(run_name(tr), SCENARIO, _overrides(tr, ctx.quick)) for tr in TRIPLES]
-    extra = (ch.char_runs(TRIPLES, ctx.quick) + ch.omega_runs(TRIPLES[0], ctx.quick) + ch.reach_runs(ctx.quick)
-             + more.turn_runs(ctx.quick)
-             + more.surface_runs(ctx.quick) + more.drag_runs(ctx.quick))
-    everything = ctx.run_many(base + extra)  # one batch: the workers stay busy across all parts
-    runs = {name: everything[name] for name, _, _ in base}
+    everything = ctx.run_many(section_runs(ctx))  # one batch: the workers stay busy across all parts
+    runs = {run_name(tr): everything[run_name(tr)] for tr in TRIPLES}
     char = ch.characteristic(everything, TRIPLES)
     reach = ch.reach_records(everything)
     emax = ch.e_max_by_omega(everything, char, TRIPLES[0])

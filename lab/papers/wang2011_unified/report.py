@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 
+from lab.report.schedule import plan
 from lab.report import Row, SectionResult, section
 
 SLIP_SPEEDS = (1e-3, 1e-4, 1e-5, 1e-6, 1e-7)  # the model's study (Table D1), two periods each
@@ -330,6 +331,16 @@ def engine_slip_table(points) -> str:
 # ------------------------------------------------------------------------------------------ section
 
 
+@plan("wang2011_unified")
+def section_runs(ctx) -> list:
+    """The section's one ``run_many`` run (the gait replayed on the docs page); its model/engine comparisons
+    run in their own pool (study.run_parallel)."""
+    from lab.papers.wang2011_unified import study
+
+    ov = [f"sim.duration={QUICK['duration']}"] if ctx.quick else []
+    return [(REPLAY_RUN + ("_quick" if ctx.quick else ""), study.SCENARIOS["locomotion"], ov)]
+
+
 @section("wang2011_unified", title="Unified locomotion/manipulation dynamics: model vs engine, and the friction's slip speed",
          paper="Wang et al. 2011, unified locomotion/manipulation dynamics of a snake robot (Sci Sin Inf)")
 def report_section(ctx) -> SectionResult:
@@ -354,7 +365,7 @@ def report_section(ctx) -> SectionResult:
     wall = time.perf_counter() - w0
     # the locomotion gait as its scenario runs it (from rest, the runner's own start): the run the docs
     # page replays (lab replay, Paper.replay_runs); nothing below reads it
-    ctx.run_many([(REPLAY_RUN + ("_quick" if quick else ""), study.SCENARIOS["locomotion"], ov)])
+    ctx.run_many(section_runs(ctx))
     cases = sorted([o for o in out if type(o).__name__ == "CaseNumbers"], key=lambda c: -c.v_s)
     comps = {o.case: o for o in out if type(o).__name__ == "Comparison"}
     loco, manip = comps["locomotion"], comps["manipulation"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lab.report.schedule import plan
 from lab.report import Row, SectionResult, section
 
 SCENARIO = "eel_forward_turn"
@@ -188,22 +189,36 @@ def discrepancy_table() -> str:
     return "\n".join(lines)
 
 
+def section_runs_of(quick: bool) -> list:
+    """The section's engine run: eel_forward_turn (quick: QUICK_DURATION_S)."""
+    overrides = {"sim.duration": QUICK_DURATION_S} if quick else {}
+    return [("zhang2018_eel_eel_forward_turn" + ("_quick" if quick else ""), SCENARIO, overrides)]
+
+
+@plan("zhang2018_eel")
+def section_runs(ctx) -> list:
+    return section_runs_of(ctx.quick)
+
+
 @section("zhang2018_eel", title="Eel robot underwater: exact vs non-inertial model vs engine",
          paper="Zhang, Li, Wang, Chang 2018, modelling and simulation of eel robots in a non-inertial frame")
 def report_section(ctx) -> SectionResult:
     from lab.papers.zhang2018_eel.analysis import compare, from_engine_series
     from lab.papers.zhang2018_eel import study as trial
 
-    duration = QUICK_DURATION_S if ctx.quick else None
-    overrides = {} if duration is None else {"sim.duration": duration}
-    name = "zhang2018_eel_eel_forward_turn" + ("_quick" if ctx.quick else "")
-    result = ctx.run_many([(name, SCENARIO, overrides)])[name]
+    (name, _, _), = spec = section_runs_of(ctx.quick)
+    result = ctx.run_many(spec)[name]
     sc = result.scenario
     n = result.series["xy"].shape[1]
     eng = from_engine_series(result.series, np.ones(n), "engine", result.metrics.get("wall_time_s", 0.0))
-    ex = trial.model_run(sc, "exact", eng.t)
-    ex_lag = trial.model_run(sc, "exact", eng.t, hold=sc.sim.dt)  # as eel_engine: the engine's sample-and-hold
-    ni = trial.model_run(sc, "noninertial", eng.t)
+    # the three model integrations and the term diagnostics' engine runs, side by side on the workers
+    groups = [*trial.TERMS, "all terms"]
+    calls = [(trial.model_run, (sc, "exact", eng.t)),
+             # hold: as eel_engine, the engine's sample-and-hold (rtol, atol, torque_lag at their defaults)
+             (trial.model_run, (sc, "exact", eng.t, 1e-6, 1e-6, 0.0, sc.sim.dt)),
+             (trial.model_run, (sc, "noninertial", eng.t))]
+    calls += [] if ctx.quick else [(trial.term_diagnostics, (DIAG_DURATION_S, None, g)) for g in groups]
+    ex, ex_lag, ni, *diag_rows = ctx.compute(calls)
     sigs = {"engine": eng, "exact": ex, "noninertial": ni}
     c_models = compare(ex, ni)
     c_engine = compare(ex_lag, eng, fd_velocity=True, skip_first_torque=True)
@@ -228,7 +243,7 @@ def report_section(ctx) -> SectionResult:
                         caption="Torque of joint 1 (the tail joint); the start-up transient is clipped. The engine's "
                                 "t = 0 sample is empty (no torque recorded yet)."),
     ]
-    diag = [] if ctx.quick else trial.term_diagnostics(DIAG_DURATION_S)
+    diag = [row for rows in diag_rows for row in rows]  # in term_diagnostics' order
     cp = sc.controller
     body = [
         f"The 9-link eel of §4.2 (l = {sc.robot.half_length} m, R = {sc.robot.radius} m, neutral buoyancy "

@@ -100,12 +100,15 @@ def term_overrides(terms: tuple[str, ...], base_overrides=None) -> list[str]:
     return out
 
 
-def term_diagnostics(duration: float = 20.0, base_overrides=None) -> list[dict]:
-    """Engine vs exact model with one hydrodynamic term group at a time (and all together)."""
+def term_diagnostics(duration: float = 20.0, base_overrides=None, only: str | None = None) -> list[dict]:
+    """Engine vs exact model with one hydrodynamic term group at a time (and all together). ``only``: that
+    group's row alone (the report computes the groups side by side)."""
     rows = []
     groups = dict(TERMS)
     groups["all terms"] = tuple(t for ts in TERMS.values() for t in ts)
     for label, terms in groups.items():
+        if only is not None and label != only:
+            continue
         sc = load([*(base_overrides or []), *term_overrides(terms, base_overrides), f"sim.duration={duration}"])
         eng, _ = engine_run(sc)
         ex = model_run(sc, "exact", eng.t, torque_lag=sc.sim.dt)
