@@ -68,7 +68,7 @@ class Context:
     Within one build every resolved scenario runs once (:func:`lab.report.schedule.scenario_key`): a second
     name asking for the same scenario and seed shares the first one's result (its run folder is a copy, its
     provenance naming the run it repeats). ``submit`` puts runs in flight without waiting (the build starts
-    every section's planned runs first, longest first); ``records`` is the timeline of every run."""
+    every section's planned runs first: the smallest section's first, longest first within one); ``records`` is the timeline of every run."""
 
     def __init__(self, out, quick: bool = False, workers: int = 1, command: list[str] | None = None,
                  progress: bool = False):
@@ -161,8 +161,9 @@ class Context:
         return out
 
     def submit(self, runs: list[tuple[str, str, dict | list]], sections: list[str] | None = None) -> int:
-        """Put ``[(name, scenario_name, overrides)]`` in flight on the workers without waiting, longest
-        (most steps) first; a scenario already done or in flight is not submitted again. Returns how many
+        """Put ``[(name, scenario_name, overrides)]`` in flight on the workers without waiting: the section
+        with the fewest steps in all first, within a section the longest run (most steps) first; a scenario
+        already done or in flight is not submitted again. Returns how many
         were submitted. Only with ``workers > 1`` (otherwise the runs wait for ``run_many``)."""
         if self.workers <= 1:
             return 0
@@ -175,10 +176,16 @@ class Context:
         if not new:
             return 0
         ex = self._open_executor()
-        order = sorted(new.items(), key=lambda kv: -kv[1][1].sim.n_steps)
-        for key, (name, sc, sec) in order:
+        # the section with the least simulation first (its work in this process then overlaps the others'
+        # runs), and within a section the longest run first (no long run left to the end)
+        total: dict[str, int] = {}
+        for _, sc, sec in new.values():
+            total[sec] = total.get(sec, 0) + sc.sim.n_steps
+        rank = {sec: i for i, sec in enumerate(sorted(total, key=lambda k: total[k]))}
+        order = sorted(new.items(), key=lambda kv: (rank[kv[1][2]], -kv[1][1].sim.n_steps))
+        for i, (key, (name, sc, sec)) in enumerate(order):
             task = self._task(name, sc, key, sec)
-            fut = ex.submit(task, fn=timed_run, priority=int(sc.sim.n_steps))
+            fut = ex.submit(task, fn=timed_run, priority=len(order) - i)
             self._flight[key] = (fut, task, self.records[key])
         return len(order)
 
@@ -327,8 +334,8 @@ class Context:
 
 
 def start_planned(ctx: Context, keys: list[str], sections) -> dict[str, list]:
-    """Every planned run of the sections ``keys`` (lab.report.schedule.plan) put in flight at once, longest
-    first, so the workers stay busy while the sections work in this process. Returns the plans."""
+    """Every planned run of the sections ``keys`` (lab.report.schedule.plan) put in flight at once (the
+    section with the fewest steps first, longest first within a section), so the workers stay busy while the sections work in this process. Returns the plans."""
     from lab.report.schedule import PLANS
 
     plans = {}

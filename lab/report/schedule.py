@@ -1,5 +1,6 @@
 """The report's runs, scheduled: one key per resolved scenario, the runs every section will ask for put in
-flight before the first section starts (longest first), and a timeline of each run.
+flight before the first section starts (the section with the fewest steps first, so its work in the report's
+process overlaps the others' runs; longest first within a section), and a timeline of each run.
 
 Why (docs/benchmarks.md, "session 10: where the report's time goes"): a section's runs used to start only when
 the section asked for them, so the second worker sat idle while a section worked in the parent (the Hu 2013
@@ -38,7 +39,7 @@ def plan(key: str):
     return deco
 
 
-CALL_PRIORITY = 10**12  # a section's model calls go ahead of the queued runs: the section waits for them
+CALL_PRIORITY = 10**9  # a section's model calls go ahead of the queued runs (priority = their count − rank): the section waits for them
 
 _BUILD = []  # the Context of the build in progress (memo() looks its memo up there)
 

@@ -161,3 +161,23 @@ def test_every_planned_section_plans_the_runs_it_asks_for(tmp_path, monkeypatch)
         except Exception:  # noqa: BLE001 - a section that needs its runs' results past the first call
             pass
         assert asked.get(key) and set(asked[key]) <= set(planned), key
+
+
+def test_runs_go_in_flight_smallest_section_first_and_longest_first_within_one(tmp_path, monkeypatch):
+    submitted = []
+
+    class FakeExecutor:
+        def submit(self, task, fn=None, priority=0):
+            submitted.append((task.run_id, priority))
+            return _Fut(False)
+
+    ctx = Context(tmp_path, workers=2)
+    monkeypatch.setattr(ctx, "_open_executor", lambda: FakeExecutor())
+    big = [("b_short", "snake_serpenoid", {"sim.duration": 1.0}), ("b_long", "snake_serpenoid", {"sim.duration": 3.0}),
+           ("b_mid", "snake_serpenoid", {"sim.duration": 2.0})]
+    small = [("s_one", "snake_serpenoid", {"sim.duration": 0.5}), ("s_two", "snake_serpenoid", {"sim.duration": 0.7}),
+             ("s_again", "snake_serpenoid", {"sim.duration": 0.5})]  # the same run as s_one
+    assert ctx.submit(big + small, ["big"] * 3 + ["small"] * 3) == 5
+    by_priority = [name for name, _ in sorted(submitted, key=lambda x: -x[1])]
+    assert by_priority == ["s_two", "s_one", "b_long", "b_mid", "b_short"]
+    assert ctx.records[next(iter(ctx._flight))].section == "small"
