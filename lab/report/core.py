@@ -128,7 +128,8 @@ class Context:
 
     def compute(self, calls: list[tuple]) -> list:
         """``[fn(*args) for fn, args in calls]`` for pure, deterministic functions (the papers' models), on the
-        workers when there are any (ahead of the queued runs, all at once), each distinct call once per build
+        workers when there are any (ahead of the queued runs, all at once, started in the order given), each
+        distinct call once per build
         (shared with :func:`lab.report.schedule.memo`). The same arguments give the same numbers wherever
         they run."""
         from lab.report.schedule import CALL_PRIORITY, call_key, run_call
@@ -140,8 +141,8 @@ class Context:
                 todo[k] = (fn, tuple(a))
         if len(todo) > 1 and self.workers > 1:
             ex = self._open_executor()
-            futs = {k: ex.client.submit(run_call, fn, a, pure=False, priority=CALL_PRIORITY)
-                    for k, (fn, a) in todo.items()}
+            futs = {k: ex.client.submit(run_call, fn, a, pure=False, priority=CALL_PRIORITY + len(todo) - i)
+                    for i, (k, (fn, a)) in enumerate(todo.items())}  # in the order given
             for k, fut in futs.items():
                 self.memo[k], timing = fut.result()
                 fut.release()

@@ -7,7 +7,8 @@ error table beside the paper's (the unified model vs a separately written Newton
 engine vs model as separately simulated runs; the at-state identity as a sanity row); and the
 friction-regularisation study: mean |τ| per joint against the slip speed v_s of tanh(v/v_s).
 
-All runs go through :func:`lab.papers.wang2011_unified.study.run_parallel` (``--workers`` processes):
+All runs go through ``ctx.compute`` (side by side on the report's workers, or in this process with
+``--workers 1``; :func:`lab.papers.wang2011_unified.study.run_parallel` does the same outside a report):
 the two engine runs start on the gait like the model, which the runner's own start (straight, at
 rest) cannot do, so they are not ``ctx.run_many`` runs.
 """
@@ -334,7 +335,7 @@ def engine_slip_table(points) -> str:
 @plan("wang2011_unified")
 def section_runs(ctx) -> list:
     """The section's one ``run_many`` run (the gait replayed on the docs page); its model/engine comparisons
-    run in their own pool (study.run_parallel)."""
+    run beside it through ``ctx.compute``."""
     from lab.papers.wang2011_unified import study
 
     ov = [f"sim.duration={QUICK['duration']}"] if ctx.quick else []
@@ -355,13 +356,13 @@ def report_section(ctx) -> SectionResult:
     periods = QUICK["periods"] if quick else 2.0
     slip = SLIP_SPEEDS[::2] if quick else SLIP_SPEEDS
     n_samples = 201 if quick else 1001  # the cost is the integration; the means move ~0.3 % from 4001
-    # longest first: the pool hands tasks out in order
+    # longest first: the workers take them in order
     tasks = [(study.model_slip_case, v, periods, "paper", n_samples) for v in sorted(slip)[:2]]
     tasks += [(study.case_comparison, "locomotion", ov), (study.case_comparison, "manipulation", ov)]
     tasks += [(study.slip_point, case, v, window) for case, v in ENGINE_SLIP]
     tasks += [(study.model_slip_case, v, periods, "paper", n_samples) for v in sorted(slip)[2:]]
     w0 = time.perf_counter()
-    out = study.run_parallel(tasks, ctx.workers)
+    out = ctx.compute([(f, tuple(a)) for f, *a in tasks])  # on the build's workers, beside the other sections' runs
     wall = time.perf_counter() - w0
     # the locomotion gait as its scenario runs it (from rest, the runner's own start): the run the docs
     # page replays (lab replay, Paper.replay_runs); nothing below reads it
