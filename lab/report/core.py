@@ -161,14 +161,15 @@ class Context:
                 out.append(self.memo[k])
         return out
 
-    def submit(self, runs: list[tuple[str, str, dict | list]], sections: list[str] | None = None) -> int:
+    def submit(self, runs: list[tuple[str, str, dict | list]], sections: list[str] | None = None,
+               urgent: bool = False) -> int:
         """Put ``[(name, scenario_name, overrides)]`` in flight on the workers without waiting: the section
         with the fewest steps in all first, within a section the longest run (most steps) first; a scenario
         already done or in flight is not submitted again. Returns how many
         were submitted. Only with ``workers > 1`` (otherwise the runs wait for ``run_many``)."""
         if self.workers <= 1:
             return 0
-        from lab.report.schedule import timed_run
+        from lab.report.schedule import CALL_PRIORITY, timed_run
 
         new = {}
         for i, (name, sc, key) in enumerate(self._resolve(runs)):
@@ -186,7 +187,8 @@ class Context:
         order = sorted(new.items(), key=lambda kv: (rank[kv[1][2]], -kv[1][1].sim.n_steps))
         for i, (key, (name, sc, sec)) in enumerate(order):
             task = self._task(name, sc, key, sec)
-            fut = ex.submit(task, fn=timed_run, priority=len(order) - i)
+            # urgent: a section is waiting for them (asked for, not planned): ahead of the queued planned runs
+            fut = ex.submit(task, fn=timed_run, priority=len(order) - i + (CALL_PRIORITY // 2 if urgent else 0))
             self._flight[key] = (fut, task, self.records[key])
         return len(order)
 
@@ -257,7 +259,8 @@ class Context:
                 fresh[key] = (name, sc)
         failed: list[str] = []
         if len(fresh) > 1 and self.workers > 1 or (fresh and self._executor is not None):
-            self.submit([(n, sc_name, ov) for (n, sc_name, ov), (_, _, k) in zip(runs, resolved) if k in fresh])
+            self.submit([(n, sc_name, ov) for (n, sc_name, ov), (_, _, k) in zip(runs, resolved) if k in fresh],
+                        urgent=True)
         else:
             for key, (name, sc) in fresh.items():  # a lone run (or --workers 1): in this process
                 task = self._task(name, sc, key)
