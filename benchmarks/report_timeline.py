@@ -66,8 +66,8 @@ def main(argv=None) -> None:
         by[r["section"]].append(r)
     print(f"{a.report}: {prov.get('wall_time_s', float('nan')):.0f} s wall, {len(rows)} runs, workers "
           f"{prov.get('workers')}, commit {prov.get('git', {}).get('commit', '?')[:8]}")
-    print(f"| section | section wall [s] | runs | Σ run wall [s] | Σ run CPU [s] | runs' span [s] | repeated runs "
-          f"(Σ wall) | shared under other names |")
+    print("| section | section wall [s] | runs | Σ run wall [s] | Σ run CPU [s] | runs' span [s] | repeated runs "
+          "(Σ wall) | shared under other names |")
     print("|---|---|---|---|---|---|---|---|")
     for sec, rs in by.items():
         wall = sum(r["wall_s"] for r in rs)

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from lab.core.errors import LabError
 from lab.core.registry import Registry, registry
@@ -200,12 +200,13 @@ class Context:
         """Block until some run in flight finishes (or ``timeout``)."""
         futs = [f for f, _, _ in self._flight.values() if not f.done()]
         if futs:
+            from dask.distributed import TimeoutError as DaskTimeout
             from distributed import wait
 
             try:
                 wait(futs, timeout=timeout, return_when="FIRST_COMPLETED")
-            except Exception:  # a timeout: the caller looks again
-                pass
+            except (DaskTimeout, TimeoutError):  # nothing finished yet: the caller looks again
+                log.debug("report: no run finished within %g s", timeout)
 
     def _land(self, key, got, failed):
         row, result, _files, timing = got
@@ -235,7 +236,7 @@ class Context:
             it = tqdm(it, total=len(keys), desc=f"  {self.section} runs", unit="run", leave=False, position=1)
         for fut in it:
             key = futs[fut.key]
-            _, task, rec = self._flight.pop(key)
+            _, task, _rec = self._flight.pop(key)
             try:
                 got = fut.result()
             except Exception as exc:
@@ -270,7 +271,7 @@ class Context:
             raise RuntimeError("run failed: " + "; ".join(failed))
         out = {}
         for name, sc, key in resolved:
-            first_sc, result, first = self._by_key[key]
+            _, result, first = self._by_key[key]
             if first != name and name not in self._done:
                 self._copy_run(first, name)
                 rec = self.records.get(key)
@@ -310,7 +311,6 @@ class Context:
         import matplotlib.pyplot as plt
 
         from lab.core.outputs import writing
-
         from lab.core.writes import inside, write_with
 
         rel = f"figures/{self.section}_{name}.png"
@@ -373,9 +373,9 @@ def build_report(out, only: list[str] | None = None, workers: int = 1, quick: bo
     ``out``: a folder (checked by :func:`lab.core.outputs.prepare` before anything runs) or a prepared Output."""
     from lab.core.outputs import Output, prepare, writing
     from lab.core.provenance import collect
+    from lab.report import render
     from lab.results import write_json_atomic
     from lab.sweep.execute import one_line
-    from lab.report import render
 
     started = time.time() if started is None else started
     sections = load_sections()

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-
-from typing import Callable
 
 # section key -> func(ctx) -> [(name, scenario_name, overrides)]: the runs the section will ask ctx.run_many
 # for. Filled when the sections' modules are imported (lab.report.core.load_sections).
@@ -116,7 +116,11 @@ class RunRecord:
     shared_by: list = field(default_factory=list)  # other names that asked for the same key
 
     def as_dict(self) -> dict:
-        r = lambda x: round(x, 3) if isinstance(x, float) and x == x else (None if isinstance(x, float) else x)  # noqa: E731
+        def r(x):
+            if isinstance(x, float):
+                return round(x, 3) if math.isfinite(x) else None
+            return x
+
         return {k: r(v) for k, v in self.__dict__.items()} | {"key": self.key[:12]}
 
 
@@ -151,5 +155,17 @@ def timeline_table(records: list[RunRecord], width: int = 60) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CALL_PRIORITY", "PLANS", "RunRecord", "call_key", "memo", "plan", "run_call", "planned_steps", "scenario_key", "timed_local", "timed_run",
-           "timeline_table"]
+__all__ = [
+    "CALL_PRIORITY",
+    "PLANS",
+    "RunRecord",
+    "call_key",
+    "memo",
+    "plan",
+    "planned_steps",
+    "run_call",
+    "scenario_key",
+    "timed_local",
+    "timed_run",
+    "timeline_table",
+]
