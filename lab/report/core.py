@@ -164,12 +164,13 @@ class Context:
     def submit(self, runs: list[tuple[str, str, dict | list]], sections: list[str] | None = None,
                urgent: bool = False) -> int:
         """Put ``[(name, scenario_name, overrides)]`` in flight on the workers without waiting: the section
-        with the fewest steps in all first, within a section the longest run (most steps) first; a scenario
+        with the least work in all first, within a section the longest run first (``planned_cost``: steps ×
+        modules); a scenario
         already done or in flight is not submitted again. Returns how many
         were submitted. Only with ``workers > 1`` (otherwise the runs wait for ``run_many``)."""
         if self.workers <= 1:
             return 0
-        from lab.report.schedule import CALL_PRIORITY, timed_run
+        from lab.report.schedule import CALL_PRIORITY, planned_cost, timed_run
 
         new = {}
         for i, (name, sc, key) in enumerate(self._resolve(runs)):
@@ -182,9 +183,9 @@ class Context:
         # runs), and within a section the longest run first (no long run left to the end)
         total: dict[str, int] = {}
         for _, sc, sec in new.values():
-            total[sec] = total.get(sec, 0) + sc.sim.n_steps
+            total[sec] = total.get(sec, 0) + planned_cost(sc)
         rank = {sec: i for i, sec in enumerate(sorted(total, key=lambda k: total[k]))}
-        order = sorted(new.items(), key=lambda kv: (rank[kv[1][2]], -kv[1][1].sim.n_steps))
+        order = sorted(new.items(), key=lambda kv: (rank[kv[1][2]], -planned_cost(kv[1][1])))
         for i, (key, (name, sc, sec)) in enumerate(order):
             task = self._task(name, sc, key, sec)
             # urgent: a section is waiting for them (asked for, not planned): ahead of the queued planned runs

@@ -91,9 +91,16 @@ def scenario_key(sc) -> str:
 
 
 def planned_steps(sc) -> int:
-    """The run's step count, the build's estimate of its cost (longest first): a trial that stops when
-    decided may end earlier."""
+    """The run's step count (a trial that stops when decided may end earlier)."""
     return int(sc.sim.n_steps)
+
+
+def planned_cost(sc) -> float:
+    """The build's estimate of a run's cost, to start the longest first: its steps times its robot's modules
+    (a step of a three-module chain costs about twice a two-module one's: 400 against 175 s for the same
+    260 000 steps in session 10's Hu 2013 build, where the steps alone tied them and left a 300-s chain
+    to the end)."""
+    return planned_steps(sc) * max(1, int(getattr(sc.robot, "n_modules", 1) or 1))
 
 
 @dataclass
@@ -116,12 +123,12 @@ class RunRecord:
     shared_by: list = field(default_factory=list)  # other names that asked for the same key
 
     def as_dict(self) -> dict:
-        def r(x):
+        def r(k, x):  # times to the millisecond; dt and duration as they are (0.0005 s is not 0.001)
             if isinstance(x, float):
-                return round(x, 3) if math.isfinite(x) else None
+                return None if not math.isfinite(x) else (x if k in ("dt", "duration") else round(x, 3))
             return x
 
-        return {k: r(v) for k, v in self.__dict__.items()} | {"key": self.key[:12]}
+        return {k: r(k, v) for k, v in self.__dict__.items()} | {"key": self.key[:12]}
 
 
 def timed_run(plugins: tuple, blob: bytes):
@@ -162,6 +169,7 @@ __all__ = [
     "call_key",
     "memo",
     "plan",
+    "planned_cost",
     "planned_steps",
     "run_call",
     "scenario_key",

@@ -177,3 +177,27 @@ def test_runs_go_in_flight_smallest_section_first_and_longest_first_within_one(t
     by_priority = [name for name, _ in sorted(submitted, key=lambda x: -x[1])]
     assert by_priority == ["s_two", "s_one", "b_long", "b_mid", "b_short"]
     assert ctx.records[next(iter(ctx._flight))].section == "small"
+
+
+def test_the_timeline_keeps_the_step_as_it_is():
+    from lab.report.schedule import RunRecord
+
+    d = RunRecord("a", "s", "k" * 64, 0.0005, 130.0, 260000, start=1.23456, wall_s=float("nan")).as_dict()
+    assert d["dt"] == 0.0005 and d["duration"] == 130.0 and d["start"] == 1.235 and d["wall_s"] is None
+
+
+def test_a_longer_chain_goes_before_a_shorter_one_of_the_same_steps(tmp_path, monkeypatch):
+    submitted = []
+
+    class FakeExecutor:
+        def submit(self, task, fn=None, priority=0):
+            submitted.append((task.run_id, priority))
+            return _Fut(False)
+
+    ctx = Context(tmp_path, workers=2)
+    monkeypatch.setattr(ctx, "_open_executor", lambda: FakeExecutor())
+    from lab.papers.hu2013_tracked.report_multi import SCENARIO, sweep_runs
+
+    cells = dict(sweep_runs())  # the design map's cells: the same 130 s at the same step
+    ctx.submit([(n, SCENARIO, cells[n]) for n in ("chain_n2_h0.25_mu0.40", "chain_n3_h0.25_mu0.40")])
+    assert [n for n, _ in sorted(submitted, key=lambda x: -x[1])] == ["chain_n3_h0.25_mu0.40", "chain_n2_h0.25_mu0.40"]
