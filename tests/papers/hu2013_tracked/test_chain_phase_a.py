@@ -147,9 +147,11 @@ def test_the_tail_stands_at_the_risers_foot_and_the_margin_catches_it_hanging(be
     else:
         # what chain_climb failed on: the tail off the ground (its belt and wheel unloaded) and the COM behind
         # the hull, which then ends at the riser's face (measured −1.75 cm)
+        # (for its first 0.1 s the lifted wheel's contact is still reported, unloaded, and counts: eq. 13 is
+        # geometric)
         hang = (belt_N < 1e-6) & (wheel_N < 1e-6)
-        assert hang.sum() > 20
-        assert np.nanmin(margin) < 0 and np.all(margin[hang] < 0)
+        assert np.sum(hang & (margin < 0)) > 20
+        assert np.nanmin(margin) < -0.01
 
 
 def _passive_wheel_load_at_rest() -> float:
