@@ -2,29 +2,37 @@
 (lab.papers.hu2013_tracked.model.multi, the controller lab.papers.hu2013_tracked.chain_climb).
 
 Two modules at the 0.25 m step (above the single module's 0.195 m), μ = 0.8, at the scenario's step (0.5 ms, by
-convergence: the whole climb's figures at 0.5 ms lie within 0.8 % of 0.25 ms's):
+convergence: time, ΔPE and the least margin at 0.5 ms lie within 0.5 % of 0.25 ms's, the connector peak 3.8 %):
 
-1. the climb succeeds (every module's centre on the top) with the support margin over the climb > 0. At the
-   converged step this fails (2026-11-27, measured): for 1.4 s from the start of the tail's climb (u < 0.2) the
-   margin is −1.75 cm at 0.5 ms (−1.72 cm at 0.25 ms), which is the COM's distance (x = 0.142 m) behind the
-   riser's face (x = 0.16 m): the contact hull then ends at the riser, no ground contact behind it counts, so
-   the tail hangs on the bars and the riser instead of standing on its front pulley at the riser's foot as the
-   plan's phase (a) has it (inferred from the hull; not yet read contact by contact). The +2.8 cm of the
-   1-ms runs was their step error. The bar stays: the tail's phase (a) in the controller is left to fix;
+1. the climb succeeds (every module's centre on the top) with the support margin over the climb > 0 (eq. 13
+   on the engine's contacts: :func:`lab.papers.hu2013_tracked.chain_climb.contact_margin`). Until 2026-11-27
+   this failed at the converged step (−1.75 cm at 0.5 ms, −1.72 at 0.25 ms; the +2.8 cm of the 1-ms runs was
+   their step error): read contact by contact, the top module's pull through the free bar in TRANSFER lifted
+   the tail 6 mm off the ground as it met the riser, and at its climb's start the plan's arm torque lifted its
+   guide wheel, so for 1.2 s the only contacts were the top module's belt and the tail's front pulley on the
+   riser, the COM behind the riser's face. The controller now lets the top modules coast in TRANSFER and feeds
+   forward an arm torque that never lifts the wheel: the tail pivots on its front pulley at the riser's foot
+   as the plan's phase (a) has it (margin there +9.6 cm, the plan's +9.8), and the least margin over the climb
+   is +6.62 cm at 0.5 ms, +6.59 cm at 0.25 ms (the front module's roll onto the top, u = 2.63). The bar (> 0)
+   was never moved. The riser's contacts stay in the hull, as the paper's edge line AB (the track on the step)
+   is in its triangle: a contact on the riser is a line the robot can tip about, and eq. 13 is geometric
+   (contact points, not loads). tests/papers/hu2013_tracked/test_chain_phase_a.py runs the old behaviour and
+   the new;
 2. the climb time against the plan's (:func:`plan_time`: the plan's u run at its rate limits, the stall
    detections, and the transfer of the next module to the riser at the approach speed), relative
    error within ``chain.time_rel``;
 3. the connectors' peak torque (0.5 s moving average of the applied torques over the climb) against
    the plan's statics fed forward (the robust LP distribution's peak), ratio within
-   [``chain.peak_ratio_lo``, ``chain.peak_ratio_hi``]. Why the engine's peak is ~1.45× the plan's (measured,
+   [``chain.peak_ratio_lo``, ``chain.peak_ratio_hi``]. Why the engine's peak is ~1.2× the plan's (measured,
    2-module chain at 0.25 m): the chain is statically indeterminate (two motored joints per bar, several
    belt contacts), so the statics fix a *range* of connector torques, not one value. The plan's figure is
    the robust distribution fed forward, whose peak sits at its floor, half a connector's rating
    (``robust_floor`` 0.5 × 13.54 = 6.77 N·m); the least-load distribution peaks at 3.03 N·m, and a
    distribution within every rating can load a connector up to its full 13.54 N·m
-   (:func:`lab.papers.hu2013_tracked.model.loops.frame_statics` with ``maximise``). The engine's 9.8 N·m
-   (0.5 s average; 12.5 at the unconverged 1 ms) lies inside [3.03, 13.54]: the speed loops and the contact solver pick where in the
-   range, not a model error. The band is therefore a regression band around the measured 1.45, not a
+   (:func:`lab.papers.hu2013_tracked.model.loops.frame_statics` with ``maximise``). The engine's 8.0 N·m
+   (0.5 s average at 0.5 ms, 8.3 at 0.25 ms: the rear joint at the front module's riser start; 9.8 while the
+   tail hung, 12.5 at the unconverged 1 ms) lies inside [3.03, 13.54]: the speed loops and the contact solver pick where in the
+   range, not a model error. The band is therefore a regression band around the measured 1.18–1.22, not a
    test of the model's load sharing; a connector that cannot reach its plan (the fault
    connector_ratio_x0.1) falls far below it (0.20);
 4. the ledger split over the climb: the robot's potential-energy gain against the plan's (every link

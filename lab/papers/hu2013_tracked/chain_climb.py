@@ -18,9 +18,17 @@ Controller — phases (:class:`ChainPhase`), from the snapshot only
               connector alone, saturated it and tipped back). The plan's progress u runs at ``progress_rate`` and waits
               while any joint lags its plan by more than ``pause_error``.
               Starts when module j stalls at the riser (forward speed below ``stall_fraction`` ×
-              ``advance_speed`` for ``stall_time``).
-    TRANSFER  module j on the top, the next one still on the ground: every belt forward, the bar between
-              the two levels free (its two joints unpowered), until the next module stalls at the riser.
+              ``advance_speed`` for ``stall_time``). The tail's arm torque fed forward never lifts its wheel
+              (the plan's statics with ``arm_presses``): the wheel stays on the ground, a support of eq. 13's
+              polygon as the arm's point C is in Hu 2013's. The belts' integrals run on from the stall into
+              the climb (emptying them made the first climb's start a step-sensitive transient: the 2-s
+              convergence run's torque RMS 5.5 % from dt/2's, 1.1 % without; the tail then starts with its
+              belt ~1 N·m forward, its front pulley on the ground but lightly loaded, 0–16 N in (a) against
+              the plan's 27 N, the riser's friction carrying the rest).
+    TRANSFER  module j on the top, the next one still on the ground: the belts on the ground forward, those
+              on the top coasting (no torque: a pull through the free bar would lift the next module off the
+              ground, :meth:`ChainClimb._coasting`), the bar between the two levels free (its two joints
+              unpowered), until the next module stalls at the riser.
     DRIVE_ON  all on the top: belts forward, the joints held at the plan's end pose.
 Triangle and ring (``layout``; Hu 2013 Fig 4, :mod:`.model.loops`): the bottom pair (modules 0 and 1)
 climbs as the serial pair, the truss carrying the upper modules; the plan is :func:`loop_plan` (every bar
@@ -185,7 +193,8 @@ def plan(cp: ChainParams, h: float, n: int, feedforward: bool = True) -> list[Pl
             if not pose.ok:
                 return f"the chain cannot climb {h} m: {pose.why}"
             if feedforward:
-                st = chain_statics(cp, pose, h, robust=True)
+                # the tail's arm trails on its wheel through the climb (module doc; eq. 13's support point C)
+                st = chain_statics(cp, pose, h, robust=True, arm_presses=True)
                 if st.feasible:
                     Tc[i, :, 0] = st.connector_torque[:, 0]  # on module k, counter-clockwise = +y on the bar
                     Tc[i, :, 1] = -st.connector_torque[:, 1]  # on module k+1 counter-clockwise = −(+y joint)
@@ -408,10 +417,13 @@ class ChainClimb(Controller):
                 ff_c = self.plans[0].tau_conn[0] if self.plans else ff_c
             if t > 0.3 and self.plans and self._stalled(state, 0):
                 self._start_climb(qc, t, 0)
-        elif self.phase == ChainPhase.TRANSFER:
+        coast = np.zeros(N, bool)  # belts that get no torque this step (their loops' integrals emptied)
+        if self.phase == ChainPhase.TRANSFER:
             free[self.j - 1] = not self.loop
             if self._stalled(state, self.j):
                 self._start_climb(qc, t, self.j)
+            else:
+                coast = self._coasting()
         if self.phase == ChainPhase.CLIMB:
             qt, dq, V, (ff_c, ff_b, ff_a) = self._targets()
             rate = self._u_rate()
@@ -447,8 +459,12 @@ class ChainClimb(Controller):
                 loops.append((self.j_conn[k][e], self.pi_conn[k][e], w_cmd - qdc[k, e]))
                 ff.append(ff_c[k, e])
         for k in range(N):
-            loops.append((self.j_drive[k], self.pi_drive[k], v_belt[k] / self.r - qd[self.j_drive[k]]))
-            ff.append(ff_b[k])
+            if coast[k]:
+                tau[self.j_drive[k]] = 0.0
+                self.pi_drive[k].i = 0.0
+            else:
+                loops.append((self.j_drive[k], self.pi_drive[k], v_belt[k] / self.r - qd[self.j_drive[k]]))
+                ff.append(ff_b[k])
             if k == self.tail or not p.arms_stowed:
                 tau[self.j_arm[k]] = ff_a if k == self.tail else 0.0  # trailing on its wheel (the plan's push)
             else:
@@ -479,6 +495,20 @@ class ChainClimb(Controller):
         self.offset = np.nan_to_num(np.array([[_wrap(a) for a in row] for row in (qc - Q[0])]))
         self.offset[self.passive] = 0.0
         self.hold = Q[-1].copy()
+
+    def _coasting(self) -> np.ndarray:
+        """In TRANSFER, which belts coast (no torque): the serial chain's modules on the top. Its free bar is a
+        two-force member inclined at β = asin(h/d_c) (44° at 0.25 m): a pull T from the modules on the top lifts
+        the next module by T sin β and presses it on the riser by T cos β, where the riser's friction lifts it
+        further, and at its stall the top module's speed loop winds that pull up. Measured (two modules at 0.25 m,
+        0.5 ms): 0.2 s after the tail met the riser its pulleys were 6 mm off the ground, where the plan's phase
+        (a) has it stand on its front pulley at the riser's foot; its climb then started hanging on the bar and
+        the riser. So the modules on the ground push the chain (the bar in compression presses the next module
+        down) and those on the top roll on. A loop's joints hold the truss in TRANSFER: its belts all drive."""
+        coast = np.zeros(self.params.n_modules, bool)
+        if not self.loop:
+            coast[:self.j] = True
+        return coast
 
     def _log(self, state):
         L = self.log

@@ -296,8 +296,14 @@ def multi_part(ctx) -> tuple[list[str], list, list]:
         "its line: that share, not the ratio, says whether a motor was short). The controller tracks the "
         "model's plan and feeds its statics forward (the LP's force distribution with the most friction reserve); "
         "without the feedforward the module on the top held the climber by its connector alone, saturated it and "
-        "tipped back. 0.5 ms step (by convergence: the whole climb within 0.8 % of a 0.25-ms run; at 1 ms the "
-        "motors' torque–speed lines, time constants 0.39–0.81 ms, were stepped past; docs/benchmarks.md).",
+        "tipped back. The tail climbs from the riser's foot as the plan's phase (a) has it, pivoting on its front "
+        "pulley with its arm's wheel on the ground (the support margin there +9.6 cm, the plan's +9.8): the "
+        "module on the top coasts while the tail is brought to the riser, since its pull through the free bar "
+        "lifted the tail off the ground and left it hanging on the bar and the riser, the COM 1.75 cm behind "
+        "every support (the margin the check failed on until 2026-11-27, read contact by contact). 0.5 ms step "
+        "(by convergence: time, ΔPE and the least margin within 0.5 % of a 0.25-ms run, the connector peak 3.8 %, "
+        "where the bar's two motored joints split an indeterminate load; at 1 ms the motors' torque–speed lines, "
+        "time constants 0.39–0.81 ms, were stepped past; docs/benchmarks.md).",
         "",
         "**Best configuration for a given h** (the paper's question; limit analysis, and the engine's cells):",
         *table_lines,

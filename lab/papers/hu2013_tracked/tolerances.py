@@ -7,19 +7,22 @@ from lab.core.tolerances import Tol
 
 TOL = {
     # chain_climb (beyond Hu 2013): two modules over 0.25 m, the engine against the limit analysis's plan.
-    "chain.time_rel": Tol(0.035, "climb time, engine vs plan: measured 0.11 % (two modules, 0.5 ms; 0.04 % at 1 ms) "
-                                 "and 0.69 % (three, 1 ms: the stall detections and the transfers) × 5"),
+    "chain.time_rel": Tol(0.035, "climb time, engine vs plan: measured 0.008 % (two modules, 0.5 ms, the tail standing at "
+                                 "the riser's foot; 0.02 % at 0.25 ms; 0.11 % before) and 0.69 % (three, 1 ms: the stall "
+                                 "detections and the transfers) × 5"),
     "chain.peak_ratio_lo": Tol(0.5, "connector peak (0.5 s average), engine / the plan's fed-forward statics: measured "
-                                    "1.45 at the converged 0.5 ms (1.46 at 0.25 ms; 1.86 at the unconverged 1 ms); half "
-                                    "the plan's is less than its statics need (a connector geared 10× too low reads 0.2)"),
-    "chain.peak_ratio_hi": Tol(1.7, "…measured 1.45 (9.8 N·m against the plan's 6.77) at 0.5 ms: the engine's contacts "
-                                    "share the load otherwise than the LP's most-reserve distribution (the riser's "
-                                    "friction takes less, the connector behind the climber more); 1 + 1.5 × the "
-                                    "measured excess (was 2.5 from 1.86 at the unconverged 1 ms); the fault "
-                                    "belt_margin_uncompensated reads 1.80 (its only catch)"),
+                                    "1.18 at 0.5 ms and 1.22 at 0.25 ms (1.45 / 1.46 before the tail's phase (a) was "
+                                    "fixed, 1.86 at the unconverged 1 ms); half the plan's is less than its statics need "
+                                    "(a connector geared 10× too low reads 0.2)"),
+    "chain.peak_ratio_hi": Tol(1.35, "…measured 1.18 (7.98 N·m against the plan's 6.77) at 0.5 ms, 1.22 (8.29) at 0.25 ms: "
+                                     "the engine's contacts share the load otherwise than the LP's most-reserve "
+                                     "distribution; 1 + 1.5 × the larger measured excess, 1.34, rounded up (was 1.7 from "
+                                     "1.45 while the top module pulled the tail off the ground, 2.5 from 1.86 at 1 ms); "
+                                     "the fault belt_margin_uncompensated reads 1.87 (its only catch; 1.80 against 1.7 before)"),
     "chain.pe_rel": Tol(0.088, "ΔPE over the climb window, engine vs every link lifted h: measured 1.76 % at 1 ms (the "
-                               "tail's arm trails lower at the end, the bars' and arms' poses) × 5; 1.99 % at the "
-                               "converged 0.5 ms (2.06 % at 0.25 ms), within it (× 4.4), so kept"),
+                               "tail's arm trails lower at the end, the bars' and arms' poses) × 5; 1.97 % at the "
+                               "converged 0.5 ms (2.03 % at 0.25 ms; 1.99 / 2.06 % before the tail's phase (a) was "
+                               "fixed), within it (× 4.5), so kept"),
     # step_climb (Hu 2013): the engine loses energy at the riser and at the ground pulley, so its climb-phase
     # peak may only be higher than the lossless quasi-static model's.
     "climb.peak_ratio_lo": Tol(0.95, "engine/model peak ≥ 0.95 (the engine may only be higher; 5 % for the "

@@ -305,12 +305,17 @@ def tail_arm(cp: ChainParams, C, psi: float) -> tuple[np.ndarray, np.ndarray] | 
 
 
 def chain_statics(cp: ChainParams, pose: ChainPose, h: float, use_arm: bool = True, fixed: tuple = (),
-                  robust: bool = False, robust_slack: float = 1.5, robust_floor: float = 0.5) -> Statics:
+                  robust: bool = False, robust_slack: float = 1.5, robust_floor: float = 0.5,
+                  arm_presses: bool = False) -> Statics:
     """Least peak motor load ratio over every force distribution that holds the pose (module doc).
     Modules in ``fixed`` are held by the world (their balance is not imposed: a test's anchor). With
     ``robust`` the forces returned are the ones with the most friction reserve among those whose load
     ratio is within max(robust_slack × the least, robust_floor) (``ratio`` stays the least): what a
-    controller feeds forward."""
+    controller feeds forward. With ``arm_presses`` the tail's arm torque is kept ≥ 0 (tip down): its motor
+    never holds the arm up off its guide wheel, so the wheel bears at least the arm's own weight share
+    and stays a support, eq. 13's point C (the wheel is frictionless, so the robust programme is otherwise
+    free to leave it unloaded: at the tail's climb start it picked τ_arm = −m_a g x_a, the wheel at
+    zero load, which fed forward lifted it off the ground; lab.papers.hu2013_tracked.chain_climb.plan)."""
     from scipy.optimize import linprog
 
     p = cp.module
@@ -406,7 +411,7 @@ def chain_statics(cp: ChainParams, pose: ChainPose, h: float, use_arm: bool = Tr
             le({**{cc: -1 for cc in cols}, 0: -Fb})
     bounds = [(0, None)] + [(0, None), (None, None)] * nc + [(None, None)] * (3 * (N - 1))
     if arm is not None:
-        bounds += [(None, None)] * 3 + [(0, None)]
+        bounds += [(None, None)] * 2 + [(0, None) if arm_presses else (None, None)] + [(0, None)]
     cost = np.zeros(nv)
     cost[0] = 1.0
     keep = [i for i in range(A_eq.shape[0]) if i // 3 not in fixed]
