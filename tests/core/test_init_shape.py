@@ -93,8 +93,11 @@ EEL_GAITS = ((0.942, 1.051, 0.293), (0.927, 3.979, 0.852))
 @pytest.mark.parametrize("alpha, omega, beta", EEL_GAITS)
 def test_the_eels_large_amplitude_gaits_diverge_at_5ms_from_straight_and_swim_from_their_shape(alpha, omega, beta):
     """Traced (issue 34, item 6): not the hydrodynamics' lagged added-mass correction (without it they
-    diverge as well) but the straight start: eq. 38's outer loop sees an error of up to α ≈ 0.94 rad at
-    t = 0. Started on the reference (the controller's reference(t)) the same gaits swim at 5 ms."""
+    diverge as well). From the straight start eq. 38's outer loop sees an error of up to α ≈ 0.94 rad at
+    t = 0, which drives the joints to their stall torque and onto the motors' explicitly clipped
+    torque–speed lines, stable only below 0.88–1.1 ms there (docs/benchmarks.md, "The eel's large-amplitude
+    gaits"). Started on the reference (the controller's reference(t)) the start-up stays off the lines and
+    the same gaits swim at 5 ms."""
     over = ["sim.duration=0.5", "controller.gamma_schedule=constant", f"controller.alpha={alpha}",
             f"controller.omega={omega}", f"controller.beta={beta}", "sim.dt=0.005"]
     straight = run_scenario(scn.load("eel_forward_turn", over))
