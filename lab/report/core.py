@@ -141,7 +141,7 @@ class Context:
                 todo[k] = (fn, tuple(a))
         if len(todo) > 1 and self.workers > 1:
             ex = self._open_executor()
-            futs = {k: ex.client.submit(run_call, fn, a, pure=False, priority=CALL_PRIORITY + len(todo) - i)
+            futs = {k: ex.submit_call(run_call, (fn, a), priority=CALL_PRIORITY + len(todo) - i)
                     for i, (k, (fn, a)) in enumerate(todo.items())}  # in the order given
             for k, fut in futs.items():
                 self.memo[k], timing = fut.result()

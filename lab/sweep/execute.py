@@ -339,6 +339,13 @@ class Executor:
                                   key=f"lab-run-{task.run_id}-{task.session}-{uuid.uuid4().hex[:6]}", pure=False,
                                   priority=priority)
 
+    def submit_call(self, fn, args: tuple, priority: int = 0):
+        """``fn(*args)`` in flight on a worker without waiting: its dask future (``lab report``'s model calls,
+        pure deterministic functions: ``lab.report.core``). Higher ``priority`` starts first. The report reaches
+        the workers through this method, not the dask client itself (tests/core/test_engine_access.py reads
+        any ``.client`` outside a class's own as an engine access)."""
+        return self.client.submit(fn, *args, pure=False, priority=priority)
+
     def run(self, tasks: list[Task]) -> Iterator[tuple[Task, dict, object]]:
         """Submit every task; yield ``(task, row, result)`` in the order they finish. A task whose
         worker died (KilledWorker after dask's retries) comes back as a failed row."""
